@@ -1,0 +1,237 @@
+//! The `attnscope` command line: translate, trace, train and evaluate (native only).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use burn::tensor::Device;
+use clap::{Args, Parser, Subcommand};
+
+use crate::folder::ModelFolder;
+use crate::recipes::{self, RecipeOptions};
+use crate::sampling::Sampling;
+use crate::{block_on, Error, Result, Session};
+
+#[derive(Parser)]
+#[command(
+    name = "attnscope",
+    version,
+    about = "A Transformer you can watch think"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args)]
+struct Decode {
+    /// Model folder (config.json, model.safetensors, src_tokenizer.json, tgt_tokenizer.json).
+    #[arg(long, default_value = "models/en-zh")]
+    model: PathBuf,
+    /// Sample with this temperature instead of greedy decoding.
+    #[arg(long)]
+    temperature: Option<f32>,
+    /// With --temperature: sample among the k most probable tokens.
+    #[arg(long, default_value_t = 5)]
+    top_k: usize,
+    /// With --temperature: the generator's seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Continue from this output prefix instead of starting empty.
+    #[arg(long)]
+    prefix: Option<String>,
+    /// The text to translate.
+    text: String,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Translate a sentence and print the output.
+    Translate(Decode),
+    /// Print every attention matrix of a translation.
+    Trace {
+        #[command(flatten)]
+        decode: Decode,
+        /// Print the whole trace as JSON (see README, "Trace JSON").
+        #[arg(long)]
+        json: bool,
+    },
+    /// Train one of the shipped models from scratch.
+    Train {
+        /// `date-iso` or `en-zh`.
+        recipe: String,
+        /// Output model folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Folder with hsk.tsv and glosses.tsv (en-zh).
+        #[arg(long, default_value = "data/en-zh")]
+        data: PathBuf,
+        /// Training seed.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Override the number of epochs.
+        #[arg(long)]
+        epochs: Option<usize>,
+        /// Stop after this many minutes.
+        #[arg(long)]
+        minutes: Option<f64>,
+    },
+    /// Evaluate a model folder on its held-out set.
+    Eval {
+        /// Model folder.
+        #[arg(long)]
+        model: PathBuf,
+        /// Folder with hsk.tsv and glosses.tsv (en-zh).
+        #[arg(long, default_value = "data/en-zh")]
+        data: PathBuf,
+    },
+}
+
+fn session(decode: &Decode) -> Result<Session> {
+    let folder = ModelFolder::read(&decode.model)?;
+    let mut session = Session::load(folder.files(), Device::flex())?;
+    if let Some(temperature) = decode.temperature {
+        session.set_sampling(Sampling::Sample {
+            temperature,
+            top_k: decode.top_k,
+            seed: decode.seed,
+        })?;
+    }
+    Ok(session)
+}
+
+fn decode(session: &mut Session, decode: &Decode) -> Result<crate::Trace> {
+    block_on(async {
+        session.start(&decode.text).await?;
+        if let Some(prefix) = &decode.prefix {
+            session.set_prefix(prefix).await?;
+        }
+        session.run_to_end().await?;
+        session.trace()
+    })
+}
+
+fn print_trace(trace: &crate::Trace) {
+    println!("source: {}", trace.src_tokens.join(" | "));
+    println!("target: {}", trace.tgt_tokens.join(" | "));
+    let stacks = [
+        (
+            "encoder self-attention",
+            &trace.encoder_self_attention,
+            &trace.src_tokens,
+            &trace.src_tokens,
+        ),
+        (
+            "decoder self-attention",
+            &trace.decoder_self_attention,
+            &trace.tgt_tokens,
+            &trace.tgt_tokens,
+        ),
+        (
+            "cross-attention",
+            &trace.cross_attention,
+            &trace.tgt_tokens,
+            &trace.src_tokens,
+        ),
+    ];
+    for (title, stack, rows, cols) in stacks {
+        for layer in 0..stack.layers {
+            for head in 0..stack.heads {
+                println!("\n{title}, layer {layer}, head {head}");
+                println!(
+                    "{:>10} {}",
+                    "",
+                    cols.iter().map(|c| format!("{c:>7}")).collect::<String>()
+                );
+                for q in 0..stack.queries {
+                    let row: String = (0..stack.keys)
+                        .map(|k| format!("{:>7.3}", stack.get(layer, head, q, k)))
+                        .collect();
+                    println!(
+                        "{:>10} {row}",
+                        rows.get(q).map(String::as_str).unwrap_or("")
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Translate(args) => {
+            let mut session = session(&args)?;
+            let trace = decode(&mut session, &args)?;
+            if let Some(cut) = &trace.truncation {
+                eprintln!(
+                    "note: the input was cut to {} of {} tokens",
+                    cut.kept_tokens, cut.total_tokens
+                );
+            }
+            println!("{}", trace.output);
+        }
+        Command::Trace { decode: args, json } => {
+            let mut session = session(&args)?;
+            let trace = decode(&mut session, &args)?;
+            if json {
+                let text =
+                    serde_json::to_string(&trace).map_err(|e| Error::Backend(e.to_string()))?;
+                println!("{text}");
+            } else {
+                print_trace(&trace);
+            }
+        }
+        Command::Train {
+            recipe,
+            out,
+            data,
+            seed,
+            epochs,
+            minutes,
+        } => {
+            let options = RecipeOptions {
+                seed,
+                epochs,
+                minutes,
+                progress: true,
+            };
+            let metrics = match recipe.as_str() {
+                "date-iso" => recipes::build_date_iso(&out, &options)?,
+                "en-zh" => recipes::build_en_zh(&data, &out, &options)?,
+                other => {
+                    return Err(Error::Training(format!(
+                        "unknown recipe {other:?}: use date-iso or en-zh"
+                    )))
+                }
+            };
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&metrics)
+                    .map_err(|e| Error::Training(e.to_string()))?
+            );
+        }
+        Command::Eval { model, data } => {
+            let folder = ModelFolder::read(&model)?;
+            let name =
+                crate::ModelConfig::from_json(&String::from_utf8_lossy(&folder.config))?.name;
+            let heldout = recipes::heldout_for(&name, &data)?;
+            let metrics = recipes::evaluate(&model, &heldout)?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&metrics)
+                    .map_err(|e| Error::Training(e.to_string()))?
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Parse the arguments, run, print errors as one line.
+pub fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! The model's hyper-parameters: one serde struct, saved next to the weights as `config.json`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Largest accepted `d_model`, `d_ff`, `max_len`: bounds what a hostile config can make us allocate.
+pub const MAX_WIDTH: usize = 4096;
+/// Largest accepted sequence length (rows of the positional-encoding table).
+pub const MAX_LEN: usize = 1024;
+/// Largest accepted number of layers on either side.
+pub const MAX_LAYERS: usize = 24;
+/// Largest accepted vocabulary.
+pub const MAX_VOCAB: usize = 200_000;
+
+/// Every hyper-parameter of an encoder-decoder Transformer, with the paper's meaning.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Short model name shown on the page, e.g. `en-zh`.
+    #[serde(default)]
+    pub name: String,
+    /// One line describing the task.
+    #[serde(default)]
+    pub description: String,
+    /// Width of every token vector (the paper's d_model).
+    pub d_model: usize,
+    /// Attention heads per attention block; d_k = d_model / n_heads.
+    pub n_heads: usize,
+    /// Encoder layers (the paper's N = 6).
+    pub n_encoder_layers: usize,
+    /// Decoder layers.
+    pub n_decoder_layers: usize,
+    /// Hidden width of the position-wise feed-forward network (the paper's d_ff).
+    pub d_ff: usize,
+    /// Longest sequence, source or target, including special tokens: rows of the PE table.
+    pub max_len: usize,
+    /// `true`: pre-norm, `x + sublayer(norm(x))` with a final norm per stack (seed 000).
+    /// `false`: post-norm, `norm(x + sublayer(x))` as in the paper (seed 004).
+    pub norm_first: bool,
+    /// Source vocabulary size (rows of `src_embed.weight`).
+    pub src_vocab_size: usize,
+    /// Target vocabulary size (rows of `tgt_embed.weight` and `projection.weight`).
+    pub tgt_vocab_size: usize,
+    /// LayerNorm epsilon, inside the square root.
+    #[serde(default = "default_layer_norm_eps")]
+    pub layer_norm_eps: f64,
+    /// Multiply embeddings by √d_model before adding the positional encoding (the paper does).
+    #[serde(default = "default_true")]
+    pub embed_scale: bool,
+    /// Dropout used in training only (inference ignores it).
+    #[serde(default = "default_dropout")]
+    pub dropout: f64,
+    /// Value written into masked attention scores before softmax (seed: -1e9).
+    #[serde(default = "default_mask_value")]
+    pub mask_value: f64,
+    /// Id of `<pad>` in both vocabularies.
+    #[serde(default)]
+    pub pad_id: u32,
+    /// Id of `<unk>` in both vocabularies.
+    #[serde(default = "default_unk")]
+    pub unk_id: u32,
+    /// Id of `<s>`, the decoder's start token.
+    #[serde(default = "default_bos")]
+    pub bos_id: u32,
+    /// Id of `</s>`, the end token (appended to every source, ends every target).
+    #[serde(default = "default_eos")]
+    pub eos_id: u32,
+    /// Text placed between target tokens when they are joined into a sentence ("" for characters).
+    #[serde(default)]
+    pub tgt_joiner: String,
+    /// Text placed between source tokens when they are joined ("" for characters, " " for words).
+    #[serde(default = "default_space")]
+    pub src_joiner: String,
+    /// An example input the page starts with.
+    #[serde(default)]
+    pub example: String,
+}
+
+fn default_layer_norm_eps() -> f64 {
+    1e-5
+}
+fn default_true() -> bool {
+    true
+}
+fn default_dropout() -> f64 {
+    0.1
+}
+fn default_mask_value() -> f64 {
+    -1e9
+}
+fn default_unk() -> u32 {
+    1
+}
+fn default_bos() -> u32 {
+    2
+}
+fn default_eos() -> u32 {
+    3
+}
+fn default_space() -> String {
+    " ".into()
+}
+
+impl ModelConfig {
+    /// The `en-zh` model: English words in, Chinese characters out, pre-norm.
+    pub fn en_zh(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
+        Self {
+            name: "en-zh".into(),
+            description: "English → Chinese, trained on HSK example sentences".into(),
+            d_model: 128,
+            n_heads: 4,
+            n_encoder_layers: 3,
+            n_decoder_layers: 3,
+            d_ff: 256,
+            max_len: 64,
+            norm_first: true,
+            src_vocab_size,
+            tgt_vocab_size,
+            layer_norm_eps: 1e-5,
+            embed_scale: true,
+            dropout: 0.1,
+            mask_value: -1e9,
+            pad_id: 0,
+            unk_id: 1,
+            bos_id: 2,
+            eos_id: 3,
+            tgt_joiner: String::new(),
+            src_joiner: " ".into(),
+            example: "I love eating apples.".into(),
+        }
+    }
+
+    /// The `date-iso` model: dates as people write them in, `YYYY-MM-DD` out, post-norm.
+    pub fn date_iso(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
+        Self {
+            name: "date-iso".into(),
+            description: "Human-readable dates → ISO 8601 (YYYY-MM-DD), character level".into(),
+            d_model: 64,
+            n_heads: 4,
+            n_encoder_layers: 2,
+            n_decoder_layers: 2,
+            d_ff: 128,
+            max_len: 48,
+            norm_first: false,
+            src_vocab_size,
+            tgt_vocab_size,
+            layer_norm_eps: 1e-5,
+            embed_scale: true,
+            dropout: 0.05,
+            mask_value: -1e9,
+            pad_id: 0,
+            unk_id: 1,
+            bos_id: 2,
+            eos_id: 3,
+            tgt_joiner: String::new(),
+            src_joiner: String::new(),
+            example: "Friday, the 29th of August 1958".into(),
+        }
+    }
+
+    /// d_k, the width of one head's queries and keys.
+    pub fn d_k(&self) -> usize {
+        self.d_model / self.n_heads.max(1)
+    }
+
+    /// Parse and validate `config.json`.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let config: Self =
+            serde_json::from_str(text).map_err(|e| Error::ConfigParse(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Serialize as pretty JSON.
+    pub fn to_json(&self) -> Result<String> {
+        serde_json::to_string_pretty(self).map_err(|e| Error::ConfigParse(e.to_string()))
+    }
+
+    /// Check every field against the ranges this program accepts.
+    pub fn validate(&self) -> Result<()> {
+        fn range(
+            field: &'static str,
+            value: usize,
+            lo: usize,
+            hi: usize,
+            expected: &'static str,
+        ) -> Result<()> {
+            if value < lo || value > hi {
+                return Err(Error::ConfigRange {
+                    field,
+                    value: value.to_string(),
+                    expected,
+                });
+            }
+            Ok(())
+        }
+        range("d_model", self.d_model, 2, MAX_WIDTH, "2..=4096")?;
+        range("n_heads", self.n_heads, 1, self.d_model, "1..=d_model")?;
+        if self.d_model % self.n_heads != 0 {
+            return Err(Error::ConfigRange {
+                field: "n_heads",
+                value: self.n_heads.to_string(),
+                expected: "a divisor of d_model",
+            });
+        }
+        range(
+            "n_encoder_layers",
+            self.n_encoder_layers,
+            1,
+            MAX_LAYERS,
+            "1..=24",
+        )?;
+        range(
+            "n_decoder_layers",
+            self.n_decoder_layers,
+            1,
+            MAX_LAYERS,
+            "1..=24",
+        )?;
+        range("d_ff", self.d_ff, 1, 4 * MAX_WIDTH, "1..=16384")?;
+        range("max_len", self.max_len, 2, MAX_LEN, "2..=1024")?;
+        range(
+            "src_vocab_size",
+            self.src_vocab_size,
+            4,
+            MAX_VOCAB,
+            "4..=200000",
+        )?;
+        range(
+            "tgt_vocab_size",
+            self.tgt_vocab_size,
+            4,
+            MAX_VOCAB,
+            "4..=200000",
+        )?;
+        if !(self.layer_norm_eps.is_finite()
+            && self.layer_norm_eps > 0.0
+            && self.layer_norm_eps < 1.0)
+        {
+            return Err(Error::ConfigRange {
+                field: "layer_norm_eps",
+                value: self.layer_norm_eps.to_string(),
+                expected: "0 < eps < 1",
+            });
+        }
+        if !(self.dropout.is_finite() && (0.0..1.0).contains(&self.dropout)) {
+            return Err(Error::ConfigRange {
+                field: "dropout",
+                value: self.dropout.to_string(),
+                expected: "0 <= dropout < 1",
+            });
+        }
+        if !(self.mask_value.is_finite() && self.mask_value <= -1e4) {
+            return Err(Error::ConfigRange {
+                field: "mask_value",
+                value: self.mask_value.to_string(),
+                expected: "a finite value <= -1e4",
+            });
+        }
+        let smallest_vocab = self.src_vocab_size.min(self.tgt_vocab_size);
+        for (field, id) in [
+            ("pad_id", self.pad_id),
+            ("unk_id", self.unk_id),
+            ("bos_id", self.bos_id),
+            ("eos_id", self.eos_id),
+        ] {
+            if id as usize >= smallest_vocab {
+                return Err(Error::ConfigRange {
+                    field,
+                    value: id.to_string(),
+                    expected: "an id inside both vocabularies",
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid_and_round_trip() {
+        for config in [
+            ModelConfig::en_zh(3000, 1500),
+            ModelConfig::date_iso(80, 16),
+        ] {
+            config.validate().unwrap();
+            let back = ModelConfig::from_json(&config.to_json().unwrap()).unwrap();
+            assert_eq!(back, config);
+        }
+    }
+
+    #[test]
+    fn out_of_range_values_are_typed_errors() {
+        let mut config = ModelConfig::date_iso(80, 16);
+        config.n_heads = 3;
+        assert!(matches!(
+            config.validate(),
+            Err(Error::ConfigRange {
+                field: "n_heads",
+                ..
+            })
+        ));
+        let mut config = ModelConfig::date_iso(80, 16);
+        config.d_model = 0;
+        assert!(matches!(
+            config.validate(),
+            Err(Error::ConfigRange {
+                field: "d_model",
+                ..
+            })
+        ));
+        let mut config = ModelConfig::date_iso(80, 16);
+        config.max_len = 1 << 40;
+        assert!(matches!(
+            config.validate(),
+            Err(Error::ConfigRange {
+                field: "max_len",
+                ..
+            })
+        ));
+        assert!(matches!(
+            ModelConfig::from_json("{"),
+            Err(Error::ConfigParse(_))
+        ));
+        assert!(matches!(
+            ModelConfig::from_json("[]"),
+            Err(Error::ConfigParse(_))
+        ));
+    }
+}

@@ -1,0 +1,86 @@
+//! Sinusoidal positional encoding, exactly the paper's formula.
+//!
+//! PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)).
+//! Low dimensions turn fast, high dimensions slowly; and since
+//! sin(a)sin(b) + cos(a)cos(b) = cos(a − b), the dot product PE(t)·PE(t+Δ) depends on Δ alone.
+
+/// The PE table as a row-major `[max_len, d_model]` vector.
+///
+/// # Shapes
+/// returns `max_len * d_model` values, row `pos` holding the encoding of position `pos`.
+pub fn sinusoidal_table(max_len: usize, d_model: usize) -> Vec<f32> {
+    let mut table = vec![0.0f32; max_len * d_model];
+    for pos in 0..max_len {
+        for dim in 0..d_model {
+            let pair = (dim / 2) as f64; // i in the formula
+            let angle = pos as f64 / 10000f64.powf(2.0 * pair / d_model as f64);
+            table[pos * d_model + dim] = if dim % 2 == 0 {
+                angle.sin()
+            } else {
+                angle.cos()
+            } as f32;
+        }
+    }
+    table
+}
+
+/// PE(t)·PE(t+Δ) for Δ in `0..max_delta`, for each start position in `starts`.
+///
+/// # Shapes
+/// returns `[starts.len()][max_delta]`.
+pub fn relative_dot_products(
+    table: &[f32],
+    d_model: usize,
+    starts: &[usize],
+    max_delta: usize,
+) -> Vec<Vec<f32>> {
+    let rows = table.len() / d_model.max(1);
+    starts
+        .iter()
+        .map(|&t| {
+            (0..max_delta)
+                .filter(|delta| t + delta < rows)
+                .map(|delta| {
+                    let a = &table[t * d_model..(t + 1) * d_model];
+                    let b = &table[(t + delta) * d_model..(t + delta + 1) * d_model];
+                    a.iter().zip(b).map(|(x, y)| x * y).sum()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_formula() {
+        let d = 16;
+        let table = sinusoidal_table(50, d);
+        for pos in [0usize, 1, 7, 49] {
+            for i in 0..d / 2 {
+                let w = 1.0 / 10000f64.powf(2.0 * i as f64 / d as f64);
+                let sin = (pos as f64 * w).sin() as f32;
+                let cos = (pos as f64 * w).cos() as f32;
+                assert!((table[pos * d + 2 * i] - sin).abs() < 1e-6);
+                assert!((table[pos * d + 2 * i + 1] - cos).abs() < 1e-6);
+            }
+        }
+        // Position 0 is [0, 1, 0, 1, ...].
+        assert_eq!(&table[..4], &[0.0, 1.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn dot_product_depends_only_on_the_offset() {
+        let d = 64;
+        let table = sinusoidal_table(100, d);
+        let curves = relative_dot_products(&table, d, &[0, 10, 40], 30);
+        for delta in 0..30 {
+            assert!((curves[0][delta] - curves[1][delta]).abs() < 1e-4);
+            assert!((curves[0][delta] - curves[2][delta]).abs() < 1e-4);
+        }
+        // PE(t)·PE(t) = d/2 (each sin²+cos² pair sums to 1).
+        assert!((curves[0][0] - d as f32 / 2.0).abs() < 1e-4);
+    }
+}

@@ -1,0 +1,263 @@
+//! The exact recipes that build the two shipped models, and their evaluation (native only).
+//!
+//! `attnscope train date-iso --out models/date-iso` and
+//! `attnscope train en-zh --data data/en-zh --out models/en-zh` call these.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use burn::tensor::Device;
+use serde::Serialize;
+
+use crate::config::ModelConfig;
+use crate::data::{dates, en_zh, metrics, read_tsv, split_holdout, Pair};
+use crate::error::{Error, Result};
+use crate::folder::{write, ModelFolder};
+use crate::session::LoadedModel;
+use crate::tokenizer::{build_tokenizer, Granularity, TextTokenizer};
+use crate::train::{greedy_decode, ids_to_text, tokenize_pairs, train, TrainOptions};
+use crate::weights::save_weights;
+
+/// Seed of the held-out date set (the training set never contains one of its sources).
+pub const DATE_HELDOUT_SEED: u64 = 1001;
+/// Size of the held-out date set.
+pub const DATE_HELDOUT_SIZE: usize = 1000;
+/// Seed of the en-zh 95/5 split.
+pub const EN_ZH_SPLIT_SEED: u64 = 7;
+/// The seeds' example.
+pub const SEED_SENTENCE: &str = "I love eating apples.";
+
+/// Knobs a person may turn when rebuilding a model; the defaults are the shipped recipe.
+#[derive(Clone, Debug)]
+pub struct RecipeOptions {
+    /// Training seed.
+    pub seed: u64,
+    /// Override the number of epochs.
+    pub epochs: Option<usize>,
+    /// Stop training after this many minutes.
+    pub minutes: Option<f64>,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+/// What a training run measured, saved as `metrics.json` next to the model.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Metrics {
+    /// Model name.
+    pub model: String,
+    /// Training pairs used.
+    pub train_pairs: usize,
+    /// Held-out pairs evaluated.
+    pub heldout_pairs: usize,
+    /// Exact-match rate on the held-out set.
+    pub exact_match: f64,
+    /// Corpus chrF on the held-out set.
+    pub chrf: f64,
+    /// Wall-clock training seconds.
+    pub train_seconds: f64,
+    /// Number of parameters.
+    pub parameters: usize,
+    /// A few held-out examples: (input, expected, produced).
+    pub examples: Vec<(String, String, String)>,
+    /// The seed sentence's translation (en-zh only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed_sentence: Option<String>,
+}
+
+/// The held-out date pairs.
+pub fn date_heldout() -> Vec<Pair> {
+    dates::date_pairs(DATE_HELDOUT_SIZE, DATE_HELDOUT_SEED, &HashSet::new())
+}
+
+/// The date-iso training pairs (never a held-out source).
+pub fn date_train(count: usize) -> Vec<Pair> {
+    let exclude: HashSet<String> = date_heldout().into_iter().map(|p| p.source).collect();
+    dates::date_pairs(count, 1, &exclude)
+}
+
+/// The en-zh (train, held-out) pairs: HSK 95/5 split, plus glosses and generated sentences in train.
+pub fn en_zh_data(data_dir: &Path) -> Result<(Vec<Pair>, Vec<Pair>)> {
+    let hsk = read_tsv(&data_dir.join("hsk.tsv"), "en", "zh")?;
+    let hsk: Vec<Pair> = hsk
+        .into_iter()
+        .filter(|p| !en_zh::is_seed_sentence(&p.source))
+        .collect();
+    let (mut train, heldout) = split_holdout(hsk, 0.05, EN_ZH_SPLIT_SEED);
+    let glosses = read_tsv(&data_dir.join("glosses.tsv"), "en", "zh")?;
+    let glosses = en_zh::gloss_pairs(&glosses, &train);
+    train.extend(glosses);
+    train.extend(en_zh::generated_sentences(1500, 11));
+    Ok((train, heldout))
+}
+
+fn options(
+    recipe: &RecipeOptions,
+    epochs: usize,
+    batch_size: usize,
+    learning_rate: f64,
+    warmup_steps: usize,
+) -> TrainOptions {
+    TrainOptions {
+        epochs: recipe.epochs.unwrap_or(epochs),
+        batch_size,
+        learning_rate,
+        warmup_steps,
+        label_smoothing: 0.1,
+        seed: recipe.seed,
+        time_limit: recipe.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
+        progress: recipe.progress,
+    }
+}
+
+/// Build `models/date-iso`.
+pub fn build_date_iso(out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
+    let train_pairs = date_train(40_000);
+    let src = build_tokenizer(
+        Granularity::CharactersWithSpaces,
+        train_pairs.iter().map(|p| p.source.as_str()),
+        1,
+    )?;
+    let tgt = build_tokenizer(
+        Granularity::Characters,
+        train_pairs.iter().map(|p| p.target.as_str()),
+        1,
+    )?;
+    let config = ModelConfig::date_iso(src.vocab_size(), tgt.vocab_size());
+    let options = options(recipe, 8, 64, 2e-3, 400);
+    build(
+        out,
+        &config,
+        &src,
+        &tgt,
+        &train_pairs,
+        &date_heldout(),
+        &options,
+    )
+}
+
+/// Build `models/en-zh` from the TSV files in `data_dir`.
+pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
+    let (train_pairs, heldout) = en_zh_data(data_dir)?;
+    let src = build_tokenizer(
+        Granularity::Words,
+        train_pairs.iter().map(|p| p.source.as_str()),
+        2,
+    )?;
+    let tgt = build_tokenizer(
+        Granularity::Characters,
+        train_pairs.iter().map(|p| p.target.as_str()),
+        1,
+    )?;
+    let config = ModelConfig::en_zh(src.vocab_size(), tgt.vocab_size());
+    let options = options(recipe, 40, 48, 1e-3, 800);
+    build(out, &config, &src, &tgt, &train_pairs, &heldout, &options)
+}
+
+fn build(
+    out: &Path,
+    config: &ModelConfig,
+    src: &TextTokenizer,
+    tgt: &TextTokenizer,
+    train_pairs: &[Pair],
+    heldout: &[Pair],
+    options: &TrainOptions,
+) -> Result<Metrics> {
+    let (examples, dropped) = tokenize_pairs(train_pairs, config, src, tgt)?;
+    eprintln!(
+        "{}: {} training pairs ({dropped} too long), vocab {} → {}, {} held out",
+        config.name,
+        examples.len(),
+        src.vocab_size(),
+        tgt.vocab_size(),
+        heldout.len()
+    );
+    std::fs::create_dir_all(out).map_err(|e| Error::Io {
+        path: out.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let log_path = out.join("train_log.tsv");
+    let mut log =
+        std::io::BufWriter::new(std::fs::File::create(&log_path).map_err(|e| Error::Io {
+            path: log_path.display().to_string(),
+            message: e.to_string(),
+        })?);
+    let started = Instant::now();
+    let mut model = train(config, &examples, options, &mut log)?;
+    let train_seconds = started.elapsed().as_secs_f64();
+    drop(log);
+    write(out, "config.json", config.to_json()?.as_bytes())?;
+    write(out, "model.safetensors", &save_weights(&mut model, true)?)?;
+    write(out, "src_tokenizer.json", src.to_json()?.as_bytes())?;
+    write(out, "tgt_tokenizer.json", tgt.to_json()?.as_bytes())?;
+    let mut metrics = evaluate(out, heldout)?;
+    metrics.train_pairs = examples.len();
+    metrics.train_seconds = train_seconds;
+    let json =
+        serde_json::to_string_pretty(&metrics).map_err(|e| Error::Training(e.to_string()))?;
+    write(out, "metrics.json", json.as_bytes())?;
+    Ok(metrics)
+}
+
+/// Translate many sentences with batched greedy decoding (the saved model, on the CPU).
+pub fn translate_all(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<String>> {
+    let config = &loaded.config;
+    let ids = sources
+        .iter()
+        .map(|text| {
+            let mut ids = loaded.src_tokenizer.encode(text)?.ids;
+            ids.truncate(config.max_len - 1);
+            ids.push(config.eos_id);
+            Ok(ids)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let outputs = greedy_decode(&loaded.model, config, &ids, 64)?;
+    Ok(outputs
+        .iter()
+        .map(|o| ids_to_text(o, &loaded.tgt_tokenizer, &config.tgt_joiner))
+        .collect())
+}
+
+/// Evaluate a saved model folder on held-out pairs.
+pub fn evaluate(dir: &Path, heldout: &[Pair]) -> Result<Metrics> {
+    let folder = ModelFolder::read(dir)?;
+    let loaded = LoadedModel::load(folder.files(), &Device::flex())?;
+    let sources: Vec<&str> = heldout.iter().map(|p| p.source.as_str()).collect();
+    let hypotheses = translate_all(&loaded, &sources)?;
+    let references: Vec<String> = heldout.iter().map(|p| p.target.clone()).collect();
+    let seed_sentence = (loaded.config.name == "en-zh")
+        .then(|| translate_all(&loaded, &[SEED_SENTENCE]).map(|mut v| v.remove(0)))
+        .transpose()?;
+    let parameters = crate::weights::expected_tensors(&loaded.config)
+        .iter()
+        .map(|(_, shape)| shape.iter().product::<usize>())
+        .sum();
+    Ok(Metrics {
+        model: loaded.config.name.clone(),
+        train_pairs: 0,
+        heldout_pairs: heldout.len(),
+        exact_match: metrics::exact_match(&hypotheses, &references),
+        chrf: metrics::chrf(&hypotheses, &references),
+        train_seconds: 0.0,
+        parameters,
+        examples: heldout
+            .iter()
+            .zip(&hypotheses)
+            .take(8)
+            .map(|(p, h)| (p.source.clone(), p.target.clone(), h.clone()))
+            .collect(),
+        seed_sentence,
+    })
+}
+
+/// The held-out set of a shipped model, by its name.
+pub fn heldout_for(name: &str, data_dir: &Path) -> Result<Vec<Pair>> {
+    match name {
+        "date-iso" => Ok(date_heldout()),
+        "en-zh" => Ok(en_zh_data(data_dir)?.1),
+        other => Err(Error::Training(format!(
+            "no held-out set is known for model {other:?}"
+        ))),
+    }
+}

@@ -1,0 +1,317 @@
+//! Tokenizers: HF `tokenizers` files, word level for English, character level for Chinese and dates.
+//!
+//! Tokens are shown on the heatmap axes, so they must read as the text the person typed:
+//! display strings come from the original text (not the lower-cased vocabulary entry), unknown
+//! pieces are flagged rather than hidden, and invisible characters get visible stand-ins.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+use tokenizers::{
+    Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer,
+};
+
+use crate::error::{Error, Result};
+
+/// The special tokens, in id order: `<pad>` 0, `<unk>` 1, `<s>` 2, `</s>` 3.
+pub const SPECIAL_TOKENS: [&str; 4] = ["<pad>", "<unk>", "<s>", "</s>"];
+
+/// How text is cut into tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Granularity {
+    /// Words and punctuation marks (`\w+|[^\w\s]+`), lower-cased.
+    Words,
+    /// One token per character, whitespace dropped (Chinese).
+    Characters,
+    /// One token per character, spaces kept as tokens, lower-cased (dates).
+    CharactersWithSpaces,
+}
+
+/// Text cut into tokens, with what the page needs to show them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoded {
+    /// Vocabulary ids.
+    pub ids: Vec<u32>,
+    /// What to show for each token: the original text it came from, made visible.
+    pub tokens: Vec<String>,
+    /// Whether each token is outside the vocabulary (id is `<unk>`).
+    pub unknown: Vec<bool>,
+    /// Byte range of each token in the original text.
+    pub spans: Vec<(usize, usize)>,
+}
+
+/// A loaded tokenizer plus the id ↔ string table the page shows.
+#[derive(Clone, Debug)]
+pub struct TextTokenizer {
+    inner: Tokenizer,
+    vocab: Vec<String>,
+    unk_id: u32,
+}
+
+impl TextTokenizer {
+    /// Load a `tokenizer.json`; `file` names it in error messages.
+    pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self> {
+        let error = |message: String| Error::Tokenizer {
+            file: file.to_string(),
+            message,
+        };
+        let inner = Tokenizer::from_bytes(bytes).map_err(|e| error(e.to_string()))?;
+        let size = inner.get_vocab_size(true);
+        if size < SPECIAL_TOKENS.len() || size > crate::config::MAX_VOCAB {
+            return Err(error(format!("vocabulary size {size} is out of range")));
+        }
+        let mut vocab = vec![String::new(); size];
+        for (token, id) in inner.get_vocab(true) {
+            let slot = vocab.get_mut(id as usize).ok_or_else(|| {
+                error(format!(
+                    "token id {id} is not below the vocabulary size {size}"
+                ))
+            })?;
+            *slot = token;
+        }
+        if let Some(hole) = vocab.iter().position(String::is_empty) {
+            return Err(error(format!("token id {hole} has no token")));
+        }
+        for (id, special) in SPECIAL_TOKENS.iter().enumerate() {
+            if vocab[id] != *special {
+                return Err(error(format!(
+                    "id {id} must be {special}, found {:?}",
+                    vocab[id]
+                )));
+            }
+        }
+        Ok(Self {
+            inner,
+            vocab,
+            unk_id: 1,
+        })
+    }
+
+    /// Number of ids.
+    pub fn vocab_size(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// The vocabulary entry for `id`.
+    pub fn token(&self, id: u32) -> Option<&str> {
+        self.vocab.get(id as usize).map(String::as_str)
+    }
+
+    /// All vocabulary entries in id order.
+    pub fn vocab(&self) -> &[String] {
+        &self.vocab
+    }
+
+    /// The id of a vocabulary entry.
+    pub fn id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
+    }
+
+    /// Cut `text` into tokens. Never fails on odd text: unknown pieces become `<unk>`.
+    pub fn encode(&self, text: &str) -> Result<Encoded> {
+        let encoding = self
+            .inner
+            .encode(text, false)
+            .map_err(|e| Error::Tokenizer {
+                file: "tokenizer".into(),
+                message: e.to_string(),
+            })?;
+        let mut encoded = Encoded {
+            ids: vec![],
+            tokens: vec![],
+            unknown: vec![],
+            spans: vec![],
+        };
+        for (&id, &(start, end)) in encoding.get_ids().iter().zip(encoding.get_offsets()) {
+            let original = text.get(start..end).filter(|s| !s.is_empty());
+            let shown = match original {
+                Some(piece) => visible(piece),
+                None => self.token(id).map(visible).unwrap_or_default(),
+            };
+            encoded.ids.push(id);
+            encoded.tokens.push(shown);
+            encoded.unknown.push(id == self.unk_id);
+            encoded.spans.push((start, end));
+        }
+        Ok(encoded)
+    }
+
+    /// The normalized pieces of `text` before vocabulary lookup (to build a vocabulary).
+    pub fn pieces(&self, text: &str) -> Result<Vec<String>> {
+        let fail = |e: tokenizers::Error| Error::Tokenizer {
+            file: "tokenizer".into(),
+            message: e.to_string(),
+        };
+        let mut pre = PreTokenizedString::from(text);
+        if let Some(normalizer) = self.inner.get_normalizer() {
+            pre.normalize(|s| normalizer.normalize(s)).map_err(fail)?;
+        }
+        if let Some(pre_tokenizer) = self.inner.get_pre_tokenizer() {
+            pre_tokenizer.pre_tokenize(&mut pre).map_err(fail)?;
+        }
+        Ok(pre
+            .get_splits(OffsetReferential::Original, OffsetType::Byte)
+            .into_iter()
+            .map(|(piece, _, _)| piece.to_string())
+            .collect())
+    }
+
+    /// Serialize back to `tokenizer.json` text.
+    pub fn to_json(&self) -> Result<String> {
+        self.inner.to_string(true).map_err(|e| Error::Tokenizer {
+            file: "tokenizer".into(),
+            message: e.to_string(),
+        })
+    }
+}
+
+/// Show invisible characters: space as ␣, controls as their Unicode control pictures.
+pub fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            ' ' => '␣',
+            '\u{7f}' => '␡',
+            c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('�'),
+            c => c,
+        })
+        .collect()
+}
+
+/// A `tokenizer.json` document for a vocabulary (specials first, then `words`).
+pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
+    let mut vocab = serde_json::Map::new();
+    for (id, token) in SPECIAL_TOKENS
+        .iter()
+        .map(|s| s.to_string())
+        .chain(words.iter().cloned())
+        .enumerate()
+    {
+        vocab.entry(token).or_insert(json!(id));
+    }
+    let nfkc = json!({"type": "NFKC"});
+    let lowercase = json!({"type": "Lowercase"});
+    let each_char = json!({"type": "Split", "pattern": {"Regex": "."}, "behavior": "Isolated", "invert": false});
+    let (normalizer, pre_tokenizer) = match granularity {
+        Granularity::Words => (
+            json!({"type": "Sequence", "normalizers": [nfkc, lowercase]}),
+            json!({"type": "Whitespace"}),
+        ),
+        Granularity::Characters => (
+            nfkc,
+            json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, each_char]}),
+        ),
+        Granularity::CharactersWithSpaces => (
+            json!({"type": "Sequence", "normalizers": [nfkc, lowercase]}),
+            each_char,
+        ),
+    };
+    let document = json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": [],
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer,
+        "post_processor": null,
+        "decoder": null,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": SPECIAL_TOKENS[1]},
+    });
+    serde_json::to_string_pretty(&document).unwrap_or_default()
+}
+
+/// Build a tokenizer whose vocabulary is every piece seen in `texts` at least `min_count` times,
+/// most frequent first (ties alphabetical, so the result is deterministic).
+pub fn build_tokenizer<'a>(
+    granularity: Granularity,
+    texts: impl IntoIterator<Item = &'a str>,
+    min_count: usize,
+) -> Result<TextTokenizer> {
+    let empty =
+        TextTokenizer::from_bytes(tokenizer_json(granularity, &[]).as_bytes(), "new tokenizer")?;
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for text in texts {
+        for piece in empty.pieces(text)? {
+            *counts.entry(piece).or_default() += 1;
+        }
+    }
+    let mut words: Vec<(String, usize)> = counts
+        .into_iter()
+        .filter(|(word, count)| *count >= min_count && !SPECIAL_TOKENS.contains(&word.as_str()))
+        .collect();
+    words.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let words: Vec<String> = words.into_iter().map(|(word, _)| word).collect();
+    TextTokenizer::from_bytes(
+        tokenizer_json(granularity, &words).as_bytes(),
+        "new tokenizer",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words() -> TextTokenizer {
+        build_tokenizer(
+            Granularity::Words,
+            ["I love eating apples.", "I love you."],
+            1,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn words_keep_the_original_text_for_display() {
+        let tokenizer = words();
+        let encoded = tokenizer.encode("I love apples.").unwrap();
+        assert_eq!(encoded.tokens, ["I", "love", "apples", "."]);
+        assert_eq!(encoded.unknown, [false; 4]);
+        // Round trip: ids map back to the (lower-cased) vocabulary entries.
+        let back: Vec<&str> = encoded
+            .ids
+            .iter()
+            .map(|&id| tokenizer.token(id).unwrap())
+            .collect();
+        assert_eq!(back, ["i", "love", "apples", "."]);
+    }
+
+    #[test]
+    fn unknown_words_and_odd_characters_are_unk_not_errors() {
+        let tokenizer = words();
+        let encoded = tokenizer.encode("I love 🍎\u{0} zebras").unwrap();
+        assert_eq!(encoded.tokens, ["I", "love", "🍎␀", "zebras"]);
+        assert_eq!(encoded.unknown, [false, false, true, true]);
+        assert!(tokenizer.encode("").unwrap().ids.is_empty());
+    }
+
+    #[test]
+    fn characters_round_trip() {
+        let zh = build_tokenizer(Granularity::Characters, ["我爱吃苹果。"], 1).unwrap();
+        let encoded = zh.encode("我爱 吃苹果").unwrap();
+        assert_eq!(encoded.tokens, ["我", "爱", "吃", "苹", "果"]);
+        let text: String = encoded
+            .ids
+            .iter()
+            .map(|&id| zh.token(id).unwrap())
+            .collect();
+        assert_eq!(text, "我爱吃苹果");
+        let dates = build_tokenizer(Granularity::CharactersWithSpaces, ["29 Aug 1958"], 1).unwrap();
+        assert_eq!(
+            dates.encode("29 AUG").unwrap().tokens,
+            ["2", "9", "␣", "A", "U", "G"]
+        );
+        assert_eq!(dates.encode("29 AUG").unwrap().unknown, [false; 6]);
+    }
+
+    #[test]
+    fn bad_files_are_typed_errors() {
+        for bytes in [&b"not json"[..], b"{}", b"{\"model\": 3}"] {
+            assert!(matches!(
+                TextTokenizer::from_bytes(bytes, "x.json"),
+                Err(Error::Tokenizer { .. })
+            ));
+        }
+        // A vocabulary without the specials in front is rejected.
+        let wrong = tokenizer_json(Granularity::Words, &[]).replace("<pad>", "<pod>");
+        assert!(TextTokenizer::from_bytes(wrong.as_bytes(), "x.json").is_err());
+    }
+}

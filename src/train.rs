@@ -1,0 +1,273 @@
+//! Training on the CPU with burn's autodiff (native only), deterministic from a seed.
+//!
+//! Adam (β₂ = 0.98) with linear warm-up and cosine decay, label-smoothed cross-entropy over
+//! non-pad targets, batches of similar length to cut padding.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+
+use crate::config::ModelConfig;
+use crate::data::{shuffle, Pair};
+use crate::error::{Error, Result};
+use crate::model::{KeyValue, Transformer};
+use crate::sampling::Rng;
+use crate::tokenizer::TextTokenizer;
+
+/// How to train.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// Passes over the data.
+    pub epochs: usize,
+    /// Sentences per batch.
+    pub batch_size: usize,
+    /// Peak learning rate.
+    pub learning_rate: f64,
+    /// Warm-up steps.
+    pub warmup_steps: usize,
+    /// Label smoothing ε.
+    pub label_smoothing: f32,
+    /// Seed of the initialisation, the shuffles and dropout.
+    pub seed: u64,
+    /// Stop early once this much time has passed.
+    pub time_limit: Option<Duration>,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+/// One tokenized example.
+#[derive(Clone, Debug)]
+pub struct Example {
+    /// Source ids ending with `</s>`.
+    pub src: Vec<u32>,
+    /// `<s>` target ids `</s>`.
+    pub tgt: Vec<u32>,
+}
+
+/// Tokenize pairs; those too long for `max_len` are dropped (returned count).
+pub fn tokenize_pairs(
+    pairs: &[Pair],
+    config: &ModelConfig,
+    src: &TextTokenizer,
+    tgt: &TextTokenizer,
+) -> Result<(Vec<Example>, usize)> {
+    let mut examples = vec![];
+    let mut dropped = 0;
+    for pair in pairs {
+        let mut s = src.encode(&pair.source)?.ids;
+        s.push(config.eos_id);
+        let mut t = vec![config.bos_id];
+        t.extend(tgt.encode(&pair.target)?.ids);
+        t.push(config.eos_id);
+        if s.len() > config.max_len || t.len() > config.max_len {
+            dropped += 1;
+        } else {
+            examples.push(Example { src: s, tgt: t });
+        }
+    }
+    Ok((examples, dropped))
+}
+
+fn padded(rows: &[&[u32]], pad: u32, device: &Device) -> Tensor<2, Int> {
+    let len = rows.iter().map(|r| r.len()).max().unwrap_or(1);
+    let data: Vec<i64> = rows
+        .iter()
+        .flat_map(|r| {
+            r.iter()
+                .map(|&v| v as i64)
+                .chain(std::iter::repeat_n(pad as i64, len - r.len()))
+        })
+        .collect();
+    Tensor::from_data(TensorData::new(data, [rows.len(), len]), device)
+}
+
+/// Batches of indices into `examples`, grouped by length.
+fn make_batches(examples: &[Example], batch_size: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..examples.len()).collect();
+    shuffle(&mut order, rng);
+    // Sort by length (stable, so equal lengths stay shuffled), then cut into batches.
+    order.sort_by_key(|&i| (examples[i].src.len(), examples[i].tgt.len()));
+    let mut batches: Vec<Vec<usize>> = order
+        .chunks(batch_size.max(1))
+        .map(|c| c.to_vec())
+        .collect();
+    shuffle(&mut batches, rng);
+    batches
+}
+
+/// Label-smoothed cross-entropy, averaged over non-pad target positions.
+///
+/// # Shapes
+/// `logits: [batch, len, vocab]`, `targets: [batch, len]` → a one-element tensor.
+pub fn loss(logits: Tensor<3>, targets: Tensor<2, Int>, pad: u32, smoothing: f32) -> Tensor<1> {
+    let [batch, len, _] = logits.dims();
+    let log_probs = log_softmax(logits, 2); // [batch, len, vocab]
+    let nll = log_probs
+        .clone()
+        .gather(2, targets.clone().reshape([batch, len, 1]))
+        .reshape([batch, len])
+        .neg();
+    let uniform = log_probs.mean_dim(2).reshape([batch, len]).neg(); // cross-entropy with the uniform distribution
+    let per_token = nll.mul_scalar(1.0 - smoothing) + uniform.mul_scalar(smoothing);
+    let keep = targets.equal_elem(pad as i64).bool_not().float(); // [batch, len]
+    (per_token * keep.clone()).sum() / keep.sum()
+}
+
+fn learning_rate(options: &TrainOptions, step: usize, total: usize) -> f64 {
+    let warmup = options.warmup_steps.max(1);
+    if step < warmup {
+        return options.learning_rate * (step + 1) as f64 / warmup as f64;
+    }
+    let progress = (step - warmup) as f64 / (total.saturating_sub(warmup)).max(1) as f64;
+    let cosine = 0.5 * (1.0 + (std::f64::consts::PI * progress.min(1.0)).cos());
+    options.learning_rate * (0.05 + 0.95 * cosine)
+}
+
+/// Train a fresh model; writes one `step\tepoch\tloss\tlr\tseconds` line per step to `log`.
+pub fn train(
+    config: &ModelConfig,
+    examples: &[Example],
+    options: &TrainOptions,
+    log: &mut dyn Write,
+) -> Result<Transformer> {
+    if examples.is_empty() {
+        return Err(Error::Training("no training examples".into()));
+    }
+    let device = Device::flex().autodiff();
+    device.seed(options.seed);
+    let mut rng = Rng::new(options.seed);
+    let mut model = Transformer::new(config, &device);
+    let mut optimizer = AdamConfig::new()
+        .with_beta_2(0.98)
+        .with_epsilon(1e-9)
+        .init();
+    let steps_per_epoch = examples.len().div_ceil(options.batch_size.max(1));
+    let total = steps_per_epoch * options.epochs;
+    let bar = if options.progress {
+        indicatif::ProgressBar::new(total as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} steps, ETA {eta} {msg}",
+        )
+        .map_err(|e| Error::Training(e.to_string()))?,
+    );
+    let started = Instant::now();
+    let write_error =
+        |e: std::io::Error| Error::Training(format!("cannot write the loss log: {e}"));
+    writeln!(log, "step\tepoch\tloss\tlr\tseconds").map_err(write_error)?;
+    let mut step = 0;
+    let mut smoothed = None;
+    'epochs: for epoch in 0..options.epochs {
+        for batch in make_batches(examples, options.batch_size, &mut rng) {
+            if options
+                .time_limit
+                .is_some_and(|limit| started.elapsed() > limit)
+            {
+                bar.println(format!(
+                    "time limit reached after {step} steps (epoch {epoch})"
+                ));
+                break 'epochs;
+            }
+            let src_rows: Vec<&[u32]> = batch.iter().map(|&i| examples[i].src.as_slice()).collect();
+            let tgt_in: Vec<&[u32]> = batch
+                .iter()
+                .map(|&i| &examples[i].tgt[..examples[i].tgt.len() - 1])
+                .collect();
+            let tgt_out: Vec<&[u32]> = batch.iter().map(|&i| &examples[i].tgt[1..]).collect();
+            let src = padded(&src_rows, config.pad_id, &device);
+            let tgt_input = padded(&tgt_in, config.pad_id, &device);
+            let targets = padded(&tgt_out, config.pad_id, &device);
+            let encoded = model.encode(src, None);
+            let output = model.decode(tgt_input, &encoded, None);
+            let loss = loss(
+                output.logits,
+                targets,
+                config.pad_id,
+                options.label_smoothing,
+            );
+            let value: f32 = loss.clone().into_scalar();
+            let grads = GradientsParams::from_grads(loss.backward(), &model);
+            let lr = learning_rate(options, step, total);
+            model = optimizer.step(lr, model, grads);
+            let average = smoothed.map_or(value, |s: f32| 0.98 * s + 0.02 * value);
+            smoothed = Some(average);
+            writeln!(
+                log,
+                "{step}\t{epoch}\t{value:.5}\t{lr:.6}\t{:.1}",
+                started.elapsed().as_secs_f64()
+            )
+            .map_err(write_error)?;
+            bar.set_message(format!("epoch {} loss {average:.3}", epoch + 1));
+            bar.inc(1);
+            step += 1;
+        }
+    }
+    bar.finish();
+    Ok(model.valid())
+}
+
+/// Greedy decoding of many sentences at once with the key/value cache (evaluation).
+pub fn greedy_decode(
+    model: &Transformer,
+    config: &ModelConfig,
+    sources: &[Vec<u32>],
+    batch_size: usize,
+) -> Result<Vec<Vec<u32>>> {
+    let device = model.positional_encoding.device();
+    let mut outputs = vec![];
+    for chunk in sources.chunks(batch_size.max(1)) {
+        let rows: Vec<&[u32]> = chunk.iter().map(|s| s.as_slice()).collect();
+        let encoded = model.encode(padded(&rows, config.pad_id, &device), None);
+        let cross: Vec<KeyValue> = model.cross_key_values(encoded.memory.clone());
+        let mut cache: Vec<Option<KeyValue>> = vec![None; config.n_decoder_layers];
+        let mut current: Vec<u32> = vec![config.bos_id; chunk.len()];
+        let mut done = vec![false; chunk.len()];
+        let mut produced: Vec<Vec<u32>> = vec![vec![]; chunk.len()];
+        for position in 0..config.max_len - 1 {
+            let tokens = padded(
+                &current.iter().map(std::slice::from_ref).collect::<Vec<_>>(),
+                config.pad_id,
+                &device,
+            );
+            let output =
+                model.decode_step(tokens, position, &cross, &encoded.padding_mask, &mut cache);
+            let next: Vec<i64> = output
+                .logits
+                .argmax(2)
+                .try_into_data_as::<i64>()
+                .map_err(|e| Error::Backend(format!("{e:?}")))?
+                .try_into_vec()
+                .map_err(|e| Error::Backend(format!("{e:?}")))?;
+            for (row, &id) in next.iter().enumerate() {
+                if !done[row] {
+                    if id as u32 == config.eos_id {
+                        done[row] = true;
+                    } else {
+                        produced[row].push(id as u32);
+                    }
+                }
+                current[row] = id as u32;
+            }
+            if done.iter().all(|&d| d) {
+                break;
+            }
+        }
+        outputs.extend(produced);
+    }
+    Ok(outputs)
+}
+
+/// Join target ids into text with the config's joiner.
+pub fn ids_to_text(ids: &[u32], tokenizer: &TextTokenizer, joiner: &str) -> String {
+    ids.iter()
+        .filter_map(|&id| tokenizer.token(id))
+        .collect::<Vec<_>>()
+        .join(joiner)
+}
