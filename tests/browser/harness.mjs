@@ -1,0 +1,117 @@
+// Shared set-up for the browser tests: serve the page on 127.0.0.1, launch Debian's Chromium
+// (headless, WebGPU through SwiftShader), record CSP violations and any request off the origin.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { makeServer } from '../../scripts/serve.mjs';
+
+export const ARTIFACTS = new URL('../../artifacts/', import.meta.url).pathname;
+mkdirSync(`${ARTIFACTS}screenshots`, { recursive: true });
+
+export const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan',
+  '--use-angle=swiftshader',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+];
+
+export async function startServer() {
+  const server = makeServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { server, origin: `http://127.0.0.1:${port}` };
+}
+
+export async function openPage(origin, query = '') {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const offOrigin = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) {
+      offOrigin.push(url);
+      return route.abort();
+    }
+    return route.continue();
+  });
+  const page = await context.newPage();
+  const consoleErrors = [];
+  const cspViolations = [];
+  page.on('console', (msg) => {
+    const text = msg.text();
+    if (/Content Security Policy|Refused to/i.test(text)) cspViolations.push(text);
+    if (msg.type() === 'error') consoleErrors.push(text);
+  });
+  page.on('pageerror', (error) => consoleErrors.push(String(error)));
+  await page.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+    window.__dialogs = 0;
+    window.alert = () => { window.__dialogs += 1; };
+  });
+  page.on('dialog', (dialog) => dialog.dismiss());
+  await page.goto(`${origin}/${query}`);
+  return { browser, context, page, offOrigin, consoleErrors, cspViolations };
+}
+
+/** Wait until the page shows a result for the current input. */
+export async function waitReady(page, timeout = 60_000) {
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout });
+}
+
+export async function waitOutput(page, predicate, timeout = 60_000) {
+  await page.waitForFunction(predicate, null, { timeout });
+  return page.evaluate(() => document.body.dataset.output);
+}
+
+/** Replace the input text the way a person would (select all, type). */
+export async function typeText(page, text, delay = 0) {
+  const input = page.locator('#source-input');
+  await input.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Backspace');
+  if (text) await input.pressSequentially(text, { delay });
+}
+
+export async function setText(page, text) {
+  await page.locator('#source-input').fill(text);
+}
+
+/** Distinct colours in a canvas (a blank canvas has one). */
+export async function canvasColours(page, selector) {
+  return page.evaluate((sel) => {
+    const canvas = document.querySelector(sel);
+    if (!canvas || !canvas.width) return 0;
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const seen = new Set();
+    for (let i = 0; i < data.length; i += 16) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+    return seen.size;
+  }, selector);
+}
+
+export async function waitBackend(page, backend, timeout = 90_000) {
+  await page.waitForFunction((b) => document.getElementById('backend-badge').dataset.backend === b, backend, { timeout });
+}
+
+/** The worker's current trace, flattened for comparison. */
+export async function currentTrace(page) {
+  return page.evaluate(async () => {
+    const result = await window.__attnscope.call('trace');
+    const t = result.trace;
+    const flat = (s) => Array.from(s.data);
+    return {
+      backend: result.backend,
+      srcTokens: t.srcTokens,
+      tgtIds: Array.from(t.tgtIds),
+      encoder: flat(t.encoderSelfAttention),
+      decoder: flat(t.decoderSelfAttention),
+      cross: flat(t.crossAttention),
+    };
+  });
+}

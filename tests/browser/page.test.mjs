@@ -1,0 +1,98 @@
+// The key flow of the page, as a person would use it, on the CPU and on WebGPU.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  ARTIFACTS, startServer, openPage, waitReady, waitOutput, typeText, canvasColours, waitBackend, currentTrace,
+} from './harness.mjs';
+
+let server;
+let origin;
+before(async () => ({ server, origin } = await startServer()));
+after(() => server.close());
+
+const isSeed = () => document.body.dataset.output.replace(/。$/, '') === '我爱吃苹果';
+
+async function keyFlow(page, label) {
+  await waitReady(page);
+  assert.equal((await page.evaluate(() => document.body.dataset.output)).replace(/。$/, ''), '我爱吃苹果');
+  // Type the sentence like a person.
+  await typeText(page, 'I love eating apples.', 20);
+  await waitOutput(page, isSeed);
+  assert.ok((await canvasColours(page, '#focus-heatmap canvas')) > 3, 'focused heatmap is blank');
+  assert.ok((await page.locator('#model-view canvas').count()) >= 3 * 4, 'model view thumbnails missing');
+  assert.ok((await canvasColours(page, '#model-view canvas')) > 3, 'thumbnail is blank');
+  assert.ok((await canvasColours(page, '#head-view canvas')) > 3, 'head view is blank');
+  // Step through decoding: reset, two steps forward, one back.
+  await page.click('#step-reset');
+  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 1);
+  await page.click('#step-forward');
+  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 2);
+  await page.click('#step-forward');
+  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 3);
+  assert.equal(await page.locator('#stepper .step-row').count(), 2);
+  assert.ok((await page.locator('#stepper .step-row').first().locator('.candidate').count()) >= 2);
+  await page.click('#step-back');
+  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 2);
+  await page.click('#step-end');
+  await waitOutput(page, isSeed);
+  // Hover a heatmap cell: the exact value and both tokens appear.
+  const box = await page.locator('#focus-heatmap canvas').boundingBox();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + 5);
+  const hover = await page.locator('#hover-value').textContent();
+  assert.match(hover, /→ .+: \d\.\d+/, `hover text: ${hover}`);
+  await page.screenshot({ path: `${ARTIFACTS}screenshots/${label}-page.png`, fullPage: true });
+  await page.locator('#focus-heatmap').screenshot({ path: `${ARTIFACTS}screenshots/${label}-heatmap.png` });
+}
+
+test('key flow on the CPU, model switching, then WebGPU agrees with the CPU', { timeout: 300_000 }, async () => {
+  const { browser, page, offOrigin, cspViolations, consoleErrors } = await openPage(origin, '?backend=cpu');
+  try {
+    await keyFlow(page, 'cpu');
+    const cpuTrace = await currentTrace(page);
+    assert.equal(cpuTrace.backend, 'cpu');
+    // Switch to date-iso and back.
+    await page.selectOption('#model-select', 'date-iso');
+    await waitOutput(page, () => document.body.dataset.output === '1958-08-29');
+    await page.locator('#pipeline').screenshot({ path: `${ARTIFACTS}screenshots/date-iso-pipeline.png` });
+    await page.selectOption('#model-select', 'en-zh');
+    await waitOutput(page, isSeed);
+    // Switch the backend to WebGPU (SwiftShader here) and compare every attention number.
+    await page.selectOption('#backend-select', 'webgpu');
+    await waitBackend(page, 'webgpu');
+    await waitOutput(page, isSeed);
+    const gpuTrace = await currentTrace(page);
+    assert.equal(gpuTrace.backend, 'webgpu');
+    assert.deepEqual(gpuTrace.srcTokens, cpuTrace.srcTokens);
+    assert.deepEqual(gpuTrace.tgtIds, cpuTrace.tgtIds);
+    for (const key of ['encoder', 'decoder', 'cross']) {
+      assert.equal(gpuTrace[key].length, cpuTrace[key].length);
+      const worst = gpuTrace[key].reduce((m, v, i) => Math.max(m, Math.abs(v - cpuTrace[key][i])), 0);
+      assert.ok(worst <= 1e-4, `${key}: WebGPU and CPU differ by ${worst}`);
+      console.log(`# ${key}: max |WebGPU − CPU| = ${worst.toExponential(2)}`);
+    }
+    await keyFlow(page, 'webgpu');
+    for (const section of ['#masks', '#positional', '#model-view', '#stepper', '#head-view']) {
+      await page.locator(section).screenshot({ path: `${ARTIFACTS}screenshots/${section.slice(1)}.png` });
+    }
+    assert.deepEqual(offOrigin, [], 'requests left the origin');
+    assert.deepEqual(cspViolations, [], 'CSP violations');
+    assert.deepEqual(await page.evaluate(() => window.__csp), []);
+    assert.deepEqual(consoleErrors.filter((e) => !/GPU|WebGPU|wgpu/i.test(e)), []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('WebGPU from the start (auto): first result on the CPU, then WebGPU takes over', { timeout: 300_000 }, async () => {
+  const { browser, page } = await openPage(origin, '?backend=auto');
+  try {
+    await waitReady(page);
+    await waitOutput(page, isSeed);
+    await waitBackend(page, 'webgpu');
+    await waitOutput(page, isSeed);
+    await typeText(page, 'My father likes drinking tea.');
+    await waitOutput(page, () => document.body.dataset.output.startsWith('我爸爸'));
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,90 @@
+//! The command line: translate, trace --json, clear one-line errors with a non-zero exit.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Command;
+
+fn attnscope(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_attnscope"))
+        .args(args)
+        .current_dir(common::repo())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn translate_prints_the_translation() {
+    let out = attnscope(&[
+        "translate",
+        "--model",
+        "models/en-zh",
+        "I love eating apples.",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.trim().trim_end_matches('。'), "我爱吃苹果");
+    let out = attnscope(&["translate", "--model", "models/date-iso", "29/08/1958"]);
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "1958-08-29");
+}
+
+#[test]
+fn trace_json_is_the_documented_schema() {
+    let out = attnscope(&[
+        "trace",
+        "--model",
+        "models/en-zh",
+        "I love eating apples.",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(trace["srcTokens"][1], "love");
+    assert_eq!(trace["tgtTokens"][0], "<s>");
+    let cross = trace["crossAttention"].as_array().unwrap();
+    let rows = trace["tgtIds"].as_array().unwrap().len() - 1;
+    assert_eq!(cross[0][0].as_array().unwrap().len(), rows);
+    assert_eq!(
+        cross[0][0][0].as_array().unwrap().len(),
+        trace["srcIds"].as_array().unwrap().len()
+    );
+    let text = attnscope(&["trace", "--model", "models/date-iso", "1 May 2000"]);
+    assert!(String::from_utf8(text.stdout)
+        .unwrap()
+        .contains("cross-attention, layer 1, head 3"));
+}
+
+#[test]
+fn errors_are_one_line_and_fail() {
+    for args in [
+        vec!["translate", "--model", "models/nope", "hi"],
+        vec!["translate", "--model", "models/en-zh", ""],
+        vec![
+            "translate",
+            "--model",
+            "models/en-zh",
+            "--temperature",
+            "0",
+            "hi",
+        ],
+        vec![
+            "translate",
+            "--model",
+            "models/en-zh",
+            "--prefix",
+            "🍎",
+            "hi",
+        ],
+        vec!["train", "nope", "--out", "/tmp/attnscope-nope"],
+    ] {
+        let out = attnscope(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+}

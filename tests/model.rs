@@ -1,0 +1,356 @@
+//! Behaviour of the model and the session: normalisation, masks, cache, stepping, the shipped
+//! models' targets.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use attnscope::recipes::{date_heldout, translate_all, SEED_SENTENCE};
+use attnscope::sampling::Sampling;
+use attnscope::trace::AttentionKind;
+use attnscope::{block_on, AttentionStack, Error, LoadedModel};
+use burn::tensor::Device;
+
+fn assert_rows_sum_to_one(name: &str, stack: &AttentionStack) {
+    for l in 0..stack.layers {
+        for h in 0..stack.heads {
+            for q in 0..stack.queries {
+                let sum: f32 = (0..stack.keys).map(|k| stack.get(l, h, q, k)).sum();
+                assert!(
+                    (sum - 1.0).abs() <= 1e-5,
+                    "{name} layer {l} head {h} row {q} sums to {sum}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn seed_sentence_translates_to_wo_ai_chi_pingguo() {
+    let mut session = common::session(&common::shipped("en-zh"));
+    let trace = block_on(session.translate(SEED_SENTENCE)).unwrap();
+    let output = trace.output.trim_end_matches('。');
+    assert_eq!(output, "我爱吃苹果", "got {:?}", trace.output);
+    assert_eq!(
+        trace.src_tokens,
+        ["I", "love", "eating", "apples", ".", "</s>"]
+    );
+    assert_eq!(trace.tgt_tokens.first().map(String::as_str), Some("<s>"));
+}
+
+#[test]
+fn date_iso_meets_its_target_on_held_out_dates() {
+    let folder = common::shipped("date-iso");
+    let loaded = LoadedModel::load(folder.files(), &Device::flex()).unwrap();
+    let heldout = date_heldout();
+    let sample: Vec<_> = heldout.iter().take(300).collect();
+    let sources: Vec<&str> = sample.iter().map(|p| p.source.as_str()).collect();
+    let outputs = translate_all(&loaded, &sources).unwrap();
+    let hits = outputs
+        .iter()
+        .zip(&sample)
+        .filter(|(o, p)| **o == p.target)
+        .count();
+    let rate = hits as f64 / sample.len() as f64;
+    assert!(rate >= 0.99, "held-out exact match {rate:.3} < 0.99");
+    let mut session = common::session(&folder);
+    assert_eq!(
+        block_on(session.translate("Friday, the 29th of August 1958"))
+            .unwrap()
+            .output,
+        "1958-08-29"
+    );
+}
+
+#[test]
+fn attention_rows_sum_to_one_and_the_future_is_exactly_zero() {
+    for folder in [common::shipped("en-zh"), common::tiny_model(false, 3)] {
+        let mut session = common::session(&folder);
+        let trace = block_on(session.translate("We eat noodles every day.")).unwrap();
+        assert_rows_sum_to_one("encoder", &trace.encoder_self_attention);
+        assert_rows_sum_to_one("decoder self", &trace.decoder_self_attention);
+        assert_rows_sum_to_one("cross", &trace.cross_attention);
+        let stack = &trace.decoder_self_attention;
+        for l in 0..stack.layers {
+            for h in 0..stack.heads {
+                for q in 0..stack.queries {
+                    for k in q + 1..stack.keys {
+                        assert_eq!(stack.get(l, h, q, k), 0.0);
+                    }
+                }
+            }
+        }
+        // The full recompute (with the causal mask) gives exact zeros above the diagonal too.
+        let (full_self, _, _) = block_on(session.recompute_decoder()).unwrap();
+        for q in 0..full_self.queries {
+            for k in q + 1..full_self.keys {
+                assert_eq!(full_self.get(0, 0, q, k), 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn padded_key_columns_get_exactly_zero() {
+    let session = common::session(&common::shipped("en-zh"));
+    let batch = block_on(session.padded_batch(&["I love eating apples.", "Hello!"])).unwrap();
+    assert_eq!(batch.tokens[1].last().map(String::as_str), Some("<pad>"));
+    assert!(batch.padding_mask[1].iter().any(|&m| m));
+    assert!(batch.padding_mask[0].iter().all(|&m| !m));
+    let stack = &batch.encoder_self_attention[1];
+    let padded: Vec<usize> = (0..stack.keys)
+        .filter(|&k| batch.padding_mask[1][k])
+        .collect();
+    for l in 0..stack.layers {
+        for h in 0..stack.heads {
+            for q in 0..stack.queries {
+                for &k in &padded {
+                    assert_eq!(stack.get(l, h, q, k), 0.0, "pad column {k} got weight");
+                }
+            }
+        }
+    }
+    // The unpadded sentence's attention inside the batch equals its attention alone.
+    let mut alone = common::session(&common::shipped("en-zh"));
+    let trace = block_on(alone.translate("Hello!")).unwrap();
+    let n = trace.src_ids.len();
+    for q in 0..n {
+        for k in 0..n {
+            let diff = (stack.get(0, 0, q, k) - trace.encoder_self_attention.get(0, 0, q, k)).abs();
+            assert!(
+                diff < 1e-5,
+                "batched and alone differ at ({q},{k}) by {diff}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cached_steps_equal_a_full_recompute() {
+    for folder in [
+        common::shipped("en-zh"),
+        common::shipped("date-iso"),
+        common::tiny_model(true, 5),
+    ] {
+        let mut session = common::session(&folder);
+        let text = session.config().example.clone();
+        let trace = block_on(session.translate(&text)).unwrap();
+        let (full_self, full_cross, full_logits) = block_on(session.recompute_decoder()).unwrap();
+        common::assert_close(
+            "decoder self",
+            &trace.decoder_self_attention.data,
+            &full_self.data,
+            1e-5,
+        );
+        common::assert_close("cross", &trace.cross_attention.data, &full_cross.data, 1e-5);
+        let vocab = full_logits.len() / trace.steps.len();
+        for (i, step) in trace.steps.iter().enumerate() {
+            let row = &full_logits[i * vocab..(i + 1) * vocab];
+            let best = (0..vocab)
+                .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+                .unwrap();
+            assert_eq!(best as u32, step.id);
+        }
+    }
+}
+
+#[test]
+fn step_back_force_and_prefix() {
+    let mut session = common::session(&common::shipped("en-zh"));
+    block_on(session.start(SEED_SENTENCE)).unwrap();
+    assert!(matches!(session.back(), Err(Error::AtStart)));
+    let first = block_on(session.step()).unwrap();
+    assert_eq!(first.step.position, 0);
+    assert_eq!(first.cross_attention.keys, 6);
+    assert_eq!(first.decoder_self_attention.keys, 1);
+    assert!(first.step.candidates.len() == 5);
+    assert!(first
+        .step
+        .candidates
+        .windows(2)
+        .all(|w| w[0].probability >= w[1].probability));
+    let second = block_on(session.step()).unwrap();
+    assert_eq!(second.decoder_self_attention.keys, 2);
+    // Back then step again gives the same token and the same rows.
+    session.back().unwrap();
+    let again = block_on(session.step()).unwrap();
+    assert_eq!(again.step, second.step);
+    common::assert_close(
+        "cross row",
+        &again.cross_attention.data,
+        &second.cross_attention.data,
+        1e-6,
+    );
+    // Force the second-best candidate at step 2; decoding continues from it.
+    let alternative = second.step.candidates[1].id;
+    let forced = block_on(session.replace_last(alternative)).unwrap();
+    assert!(forced.step.forced);
+    assert_eq!(forced.step.id, alternative);
+    block_on(session.run_to_end()).unwrap();
+    let trace = session.trace().unwrap();
+    assert_eq!(trace.tgt_ids[2], alternative);
+    assert!(session.finished());
+    assert!(matches!(block_on(session.step()), Err(Error::Finished(_))));
+    // A forced prefix (the person edits the output).
+    block_on(session.set_prefix("他")).unwrap();
+    assert_eq!(session.output(), "他");
+    block_on(session.run_to_end()).unwrap();
+    assert!(session.output().starts_with('他'));
+    assert!(matches!(
+        block_on(session.set_prefix("🍎")),
+        Err(Error::UnknownToken(_))
+    ));
+    // Reset goes back to <s> without re-encoding.
+    session.reset().unwrap();
+    assert_eq!(session.trace().unwrap().tgt_ids.len(), 1);
+}
+
+#[test]
+fn sampling_is_reproducible_from_its_seed() {
+    let mut session = common::session(&common::shipped("en-zh"));
+    let run = |session: &mut attnscope::Session, seed| {
+        session
+            .set_sampling(Sampling::Sample {
+                temperature: 1.5,
+                top_k: 5,
+                seed,
+            })
+            .unwrap();
+        block_on(session.translate("The weather is nice today."))
+            .unwrap()
+            .tgt_ids
+    };
+    let a = run(&mut session, 9);
+    let b = run(&mut session, 9);
+    assert_eq!(a, b);
+    let outputs: std::collections::HashSet<_> =
+        (0..8).map(|seed| run(&mut session, seed)).collect();
+    assert!(outputs.len() > 1, "sampling never varied");
+    assert!(session
+        .set_sampling(Sampling::Sample {
+            temperature: -1.0,
+            top_k: 5,
+            seed: 0
+        })
+        .is_err());
+}
+
+#[test]
+fn pipeline_stages_are_consistent_with_the_trace() {
+    let mut session = common::session(&common::shipped("en-zh"));
+    let trace = block_on(session.translate(SEED_SENTENCE)).unwrap();
+    let d_k = session.config().d_k() as f32;
+    for (kind, stack) in [
+        (AttentionKind::EncoderSelf, &trace.encoder_self_attention),
+        (AttentionKind::DecoderSelf, &trace.decoder_self_attention),
+        (AttentionKind::Cross, &trace.cross_attention),
+    ] {
+        let layer = stack.layers - 1;
+        let head = 1;
+        let p = block_on(session.pipeline(kind, layer, head)).unwrap();
+        assert_eq!((p.queries, p.keys), (stack.queries, stack.keys));
+        common::assert_close(
+            "softmax == trace",
+            &p.softmax,
+            stack.matrix(layer, head),
+            1e-5,
+        );
+        let scaled: Vec<f32> = p.raw.iter().map(|r| r / d_k.sqrt()).collect();
+        common::assert_close("scaled", &p.scaled, &scaled, 1e-5);
+        for (i, &hidden) in p.mask.iter().enumerate() {
+            if hidden {
+                assert_eq!(p.softmax[i], 0.0);
+                assert_eq!(p.unscaled_softmax[i], 0.0);
+            }
+        }
+        assert_eq!(
+            p.mask.iter().any(|&m| m),
+            kind == AttentionKind::DecoderSelf
+        );
+        // Without the scaling the weights are at least as peaked on average.
+        let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
+        assert!(mean(&p.unscaled_entropy) <= mean(&p.entropy) + 1e-3);
+        assert_eq!(p.entropy.len(), session.config().n_heads);
+    }
+    assert!(matches!(
+        block_on(session.pipeline(AttentionKind::Cross, 99, 0)),
+        Err(Error::OutOfRange { .. })
+    ));
+}
+
+#[test]
+fn odd_input_is_handled_not_fatal() {
+    let mut session = common::session(&common::shipped("en-zh"));
+    assert!(matches!(
+        block_on(session.start("")),
+        Err(Error::EmptyInput)
+    ));
+    assert!(matches!(
+        block_on(session.start("   \n\t ")),
+        Err(Error::EmptyInput)
+    ));
+    assert!(matches!(block_on(session.step()), Err(Error::NotStarted)));
+    let long = "I love eating apples. ".repeat(500);
+    let source = block_on(session.start(&long)).unwrap();
+    let cut = source
+        .truncation
+        .clone()
+        .expect("a 10,000-character paste is cut");
+    assert_eq!(source.ids.len(), session.config().max_len);
+    assert_eq!(cut.kept_tokens, session.config().max_len - 1);
+    assert!(cut.total_tokens > 2000);
+    assert!(
+        long[..cut.cut_at_byte].ends_with("apples ")
+            || long[..cut.cut_at_byte].ends_with(". ")
+            || long[..cut.cut_at_byte].ends_with(' ')
+    );
+    block_on(session.run_to_end()).unwrap();
+    for text in [
+        "👩‍👩‍👧‍👦 🇫🇷 love 🍎",
+        "مرحبا I love you",
+        "e\u{301}e\u{301} cafe\u{301}",
+        "a\u{0}b\u{7}c\u{1b}[31m",
+        "<img src=x onerror=alert(1)> </script>",
+        "zxqv blorf",
+    ] {
+        let trace = block_on(session.translate(text)).unwrap();
+        assert_eq!(trace.src_tokens.len(), trace.src_ids.len());
+        assert!(trace.src_tokens.iter().all(|t| !t.is_empty()));
+        assert!(trace
+            .src_tokens
+            .iter()
+            .all(|t| !t.chars().any(|c| c.is_control())));
+    }
+    let trace = block_on(session.translate("zxqv blorf")).unwrap();
+    assert_eq!(trace.src_unknown[..2], [true, true]);
+    assert_eq!(trace.src_tokens[..2], ["zxqv", "blorf"]);
+}
+
+#[test]
+fn trace_json_has_the_documented_schema() {
+    let mut session = common::session(&common::shipped("date-iso"));
+    let trace = block_on(session.translate("Aug 29, '58")).unwrap();
+    let json = serde_json::to_value(&trace).unwrap();
+    for key in [
+        "srcIds",
+        "srcTokens",
+        "tgtIds",
+        "tgtTokens",
+        "encoderSelfAttention",
+        "decoderSelfAttention",
+        "crossAttention",
+        "steps",
+        "output",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}");
+    }
+    let cross = &json["crossAttention"];
+    let config = session.config();
+    assert_eq!(cross.as_array().unwrap().len(), config.n_decoder_layers);
+    assert_eq!(cross[0].as_array().unwrap().len(), config.n_heads);
+    assert_eq!(cross[0][0].as_array().unwrap().len(), trace.steps.len());
+    assert_eq!(
+        cross[0][0][0].as_array().unwrap().len(),
+        trace.src_ids.len()
+    );
+    assert_eq!(json["tgtIds"][0], config.bos_id);
+}

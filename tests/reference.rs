@@ -1,0 +1,316 @@
+//! An independent reference: the whole forward pass in plain loops (no burn), straight from the
+//! safetensors file, compared with every attention matrix of the trace (≤ 1e-4).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::needless_range_loop)]
+
+mod common;
+
+use std::collections::HashMap;
+
+use attnscope::folder::ModelFolder;
+use attnscope::{block_on, AttentionStack, ModelConfig};
+use safetensors::{Dtype, SafeTensors};
+
+struct Reference {
+    config: ModelConfig,
+    tensors: HashMap<String, Vec<f32>>,
+}
+
+/// Matrices are row-major `Vec<f32>` with `rows × cols`.
+type Matrix = (usize, usize, Vec<f32>);
+
+impl Reference {
+    fn new(folder: &ModelFolder) -> Self {
+        let config: ModelConfig = serde_json::from_slice(&folder.config).unwrap();
+        let file = SafeTensors::deserialize(&folder.weights).unwrap();
+        let mut tensors = HashMap::new();
+        for (name, view) in file.tensors() {
+            let values = match view.dtype() {
+                Dtype::F32 => view
+                    .data()
+                    .chunks(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect(),
+                Dtype::F16 => view
+                    .data()
+                    .chunks(2)
+                    .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                    .collect(),
+                other => panic!("unexpected dtype {other:?}"),
+            };
+            tensors.insert(name, values);
+        }
+        Self { config, tensors }
+    }
+
+    fn t(&self, name: &str) -> &[f32] {
+        self.tensors
+            .get(name)
+            .unwrap_or_else(|| panic!("missing {name}"))
+    }
+
+    /// `x @ Wᵀ + b` with W stored `[out, in]` as PyTorch does.
+    fn linear(&self, x: &Matrix, prefix: &str, bias: bool) -> Matrix {
+        let (n, d_in, ref xs) = *x;
+        let w = self.t(&format!("{prefix}.weight"));
+        let d_out = w.len() / d_in;
+        let b = bias.then(|| self.t(&format!("{prefix}.bias")));
+        let mut out = vec![0.0f32; n * d_out];
+        for i in 0..n {
+            for o in 0..d_out {
+                let mut s = b.map_or(0.0, |b| b[o] as f64);
+                for k in 0..d_in {
+                    s += xs[i * d_in + k] as f64 * w[o * d_in + k] as f64;
+                }
+                out[i * d_out + o] = s as f32;
+            }
+        }
+        (n, d_out, out)
+    }
+
+    fn layer_norm(&self, x: &Matrix, prefix: &str) -> Matrix {
+        let (n, d, ref xs) = *x;
+        let (g, b) = (
+            self.t(&format!("{prefix}.weight")),
+            self.t(&format!("{prefix}.bias")),
+        );
+        let mut out = vec![0.0; n * d];
+        for i in 0..n {
+            let row = &xs[i * d..(i + 1) * d];
+            let mean = row.iter().map(|&v| v as f64).sum::<f64>() / d as f64;
+            let var = row.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / d as f64;
+            for k in 0..d {
+                out[i * d + k] = ((row[k] as f64 - mean)
+                    / (var + self.config.layer_norm_eps).sqrt()
+                    * g[k] as f64
+                    + b[k] as f64) as f32;
+            }
+        }
+        (n, d, out)
+    }
+
+    fn add(a: &Matrix, b: &Matrix) -> Matrix {
+        (a.0, a.1, a.2.iter().zip(&b.2).map(|(x, y)| x + y).collect())
+    }
+
+    /// Multi-head attention; `hidden(i, j)` is true where query i may not see key j.
+    fn attention(
+        &self,
+        prefix: &str,
+        q_in: &Matrix,
+        kv_in: &Matrix,
+        hidden: &dyn Fn(usize, usize) -> bool,
+    ) -> (Matrix, Vec<f32>) {
+        let (h, d) = (self.config.n_heads, self.config.d_model);
+        let dk = d / h;
+        let q = self.linear(q_in, &format!("{prefix}.w_q"), false);
+        let k = self.linear(kv_in, &format!("{prefix}.w_k"), false);
+        let v = self.linear(kv_in, &format!("{prefix}.w_v"), false);
+        let (nq, nk) = (q_in.0, kv_in.0);
+        let mut weights = vec![0.0f32; h * nq * nk];
+        let mut context = vec![0.0f32; nq * d];
+        for head in 0..h {
+            for i in 0..nq {
+                let mut scores = vec![0.0f64; nk];
+                for j in 0..nk {
+                    let dot: f64 = (0..dk)
+                        .map(|c| {
+                            q.2[i * d + head * dk + c] as f64 * k.2[j * d + head * dk + c] as f64
+                        })
+                        .sum();
+                    scores[j] = if hidden(i, j) {
+                        self.config.mask_value
+                    } else {
+                        dot / (dk as f64).sqrt()
+                    };
+                }
+                let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let exps: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+                let sum: f64 = exps.iter().sum();
+                for j in 0..nk {
+                    let p = exps[j] / sum;
+                    weights[(head * nq + i) * nk + j] = p as f32;
+                    for c in 0..dk {
+                        context[i * d + head * dk + c] +=
+                            (p * v.2[j * d + head * dk + c] as f64) as f32;
+                    }
+                }
+            }
+        }
+        (
+            self.linear(&(nq, d, context), &format!("{prefix}.w_o"), false),
+            weights,
+        )
+    }
+
+    fn ffn(&self, x: &Matrix, prefix: &str) -> Matrix {
+        let mut hidden = self.linear(x, &format!("{prefix}.linear_1"), true);
+        hidden.2.iter_mut().for_each(|v| *v = v.max(0.0));
+        self.linear(&hidden, &format!("{prefix}.linear_2"), true)
+    }
+
+    /// Residual block: pre-norm `x + f(norm(x))`, post-norm `norm(x + f(x))`.
+    fn residual(&self, x: &Matrix, norm: &str, f: impl FnOnce(&Matrix) -> Matrix) -> Matrix {
+        if self.config.norm_first {
+            Self::add(x, &f(&self.layer_norm(x, norm)))
+        } else {
+            self.layer_norm(&Self::add(x, &f(x)), norm)
+        }
+    }
+
+    fn embed(&self, table: &str, ids: &[u32]) -> Matrix {
+        let d = self.config.d_model;
+        let w = self.t(table);
+        let scale = if self.config.embed_scale {
+            (d as f64).sqrt()
+        } else {
+            1.0
+        };
+        let mut out = vec![0.0f32; ids.len() * d];
+        for (pos, &id) in ids.iter().enumerate() {
+            for k in 0..d {
+                let i = (k / 2) as f64;
+                let angle = pos as f64 / 10000f64.powf(2.0 * i / d as f64);
+                let pe = if k % 2 == 0 { angle.sin() } else { angle.cos() };
+                out[pos * d + k] = (w[id as usize * d + k] as f64 * scale + pe) as f32;
+            }
+        }
+        (ids.len(), d, out)
+    }
+
+    /// Encoder output and each layer's weights `[heads, n, n]`.
+    fn encode(&self, src: &[u32]) -> (Matrix, Vec<Vec<f32>>) {
+        let mut x = self.embed("src_embed.weight", src);
+        let pad = self.config.pad_id;
+        let mut all = vec![];
+        for l in 0..self.config.n_encoder_layers {
+            let p = format!("encoder.layers.{l}");
+            let mut weights = vec![];
+            x = self.residual(&x, &format!("{p}.norm_1"), |y| {
+                let (out, w) =
+                    self.attention(&format!("{p}.self_attn"), y, y, &|_, j| src[j] == pad);
+                weights = w;
+                out
+            });
+            x = self.residual(&x, &format!("{p}.norm_2"), |y| {
+                self.ffn(y, &format!("{p}.ffn"))
+            });
+            all.push(weights);
+        }
+        if self.config.norm_first {
+            x = self.layer_norm(&x, "encoder.norm");
+        }
+        (x, all)
+    }
+
+    /// Logits and each layer's (self, cross) weights for the target prefix `tgt`.
+    fn decode(
+        &self,
+        tgt: &[u32],
+        src: &[u32],
+        memory: &Matrix,
+    ) -> (Matrix, Vec<Vec<f32>>, Vec<Vec<f32>>) {
+        let mut x = self.embed("tgt_embed.weight", tgt);
+        let pad = self.config.pad_id;
+        let (mut selfs, mut crosses) = (vec![], vec![]);
+        for l in 0..self.config.n_decoder_layers {
+            let p = format!("decoder.layers.{l}");
+            let (mut sw, mut cw) = (vec![], vec![]);
+            x = self.residual(&x, &format!("{p}.norm_1"), |y| {
+                let (out, w) = self.attention(&format!("{p}.self_attn"), y, y, &|i, j| {
+                    j > i || tgt[j] == pad
+                });
+                sw = w;
+                out
+            });
+            x = self.residual(&x, &format!("{p}.norm_2"), |y| {
+                let (out, w) =
+                    self.attention(&format!("{p}.cross_attn"), y, memory, &|_, j| src[j] == pad);
+                cw = w;
+                out
+            });
+            x = self.residual(&x, &format!("{p}.norm_3"), |y| {
+                self.ffn(y, &format!("{p}.ffn"))
+            });
+            selfs.push(sw);
+            crosses.push(cw);
+        }
+        if self.config.norm_first {
+            x = self.layer_norm(&x, "decoder.norm");
+        }
+        (self.linear(&x, "projection", true), selfs, crosses)
+    }
+}
+
+fn flat(stack: &AttentionStack) -> Vec<f32> {
+    stack.data.clone()
+}
+
+/// Decode `text` with the real session, then recompute everything with the reference.
+fn check(folder: &ModelFolder, text: &str) {
+    let reference = Reference::new(folder);
+    let mut session = common::session(folder);
+    let trace = block_on(session.translate(text)).unwrap();
+    let (memory, encoder) = reference.encode(&trace.src_ids);
+    common::assert_close(
+        "encoder self-attention",
+        &flat(&trace.encoder_self_attention),
+        &encoder.concat(),
+        1e-4,
+    );
+    let rows = trace.steps.len();
+    assert!(rows > 0, "nothing was decoded");
+    let (logits, selfs, crosses) =
+        reference.decode(&trace.tgt_ids[..rows], &trace.src_ids, &memory);
+    // The step-by-step trace stores only the visible (lower) triangle of self-attention; the
+    // reference's hidden cells are exactly 0 too.
+    common::assert_close(
+        "decoder self-attention",
+        &flat(&trace.decoder_self_attention),
+        &selfs.concat(),
+        1e-4,
+    );
+    common::assert_close(
+        "cross-attention",
+        &flat(&trace.cross_attention),
+        &crosses.concat(),
+        1e-4,
+    );
+    // The reference's greedy choice agrees with every model-chosen token.
+    let vocab = logits.1;
+    for (i, step) in trace.steps.iter().enumerate() {
+        let row = &logits.2[i * vocab..(i + 1) * vocab];
+        let best = (0..vocab)
+            .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+            .unwrap();
+        assert_eq!(best as u32, step.id, "step {i}: reference argmax differs");
+    }
+}
+
+#[test]
+fn shipped_en_zh_matches_the_reference() {
+    check(&common::shipped("en-zh"), "I love eating apples.");
+    check(
+        &common::shipped("en-zh"),
+        "My teacher does not like coffee.",
+    );
+}
+
+#[test]
+fn shipped_date_iso_matches_the_reference() {
+    check(
+        &common::shipped("date-iso"),
+        "Friday, the 29th of August 1958",
+    );
+}
+
+#[test]
+fn random_pre_norm_and_post_norm_models_match_the_reference() {
+    for norm_first in [true, false] {
+        for seed in [1, 2] {
+            check(
+                &common::tiny_model(norm_first, seed),
+                "I love eating noodles every day.",
+            );
+        }
+    }
+}
