@@ -1,0 +1,112 @@
+// BertViz-style head view: query tokens on the left, key tokens on the right, a line for every
+// pair with opacity = attention weight. One head, or every head of the layer in its own colour.
+import { sizeCanvas } from '../canvas.js';
+import { axes, matrixOffset, stackFor } from '../attention.js';
+import { hover, onHover } from '../bus.js';
+
+const HEAD_COLOURS = [
+  [255, 176, 0], [127, 195, 255], [255, 107, 107], [120, 220, 140],
+  [200, 140, 255], [255, 150, 210], [90, 220, 220], [230, 230, 120],
+];
+
+export function createHeadView(container, getMode) {
+  const canvas = document.createElement('canvas');
+  container.replaceChildren(canvas);
+  let state = null;
+  let focusRow = null;
+
+  function draw() {
+    if (!state) return;
+    const { trace, selection } = state;
+    const stack = stackFor(trace, selection.kind);
+    const ctx = canvas.getContext('2d');
+    if (!stack || !stack.queries) {
+      sizeCanvas(canvas, 300, 30);
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      return;
+    }
+    const ax = axes(trace, selection.kind);
+    const rowH = 22;
+    const height = Math.max(stack.queries, stack.keys) * rowH + 10;
+    const width = 560;
+    const dpr = sizeCanvas(canvas, width, height);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.font = '14px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    const leftX = 150;
+    const rightX = width - 150;
+    const y = (i) => 10 + i * rowH + rowH / 2;
+    const layer = Math.min(selection.layer, stack.layers - 1);
+    const heads = getMode() === 'all' ? [...Array(stack.heads).keys()] : [Math.min(selection.head, stack.heads - 1)];
+    ctx.lineWidth = 2;
+    for (const h of heads) {
+      const [r, g, b] = HEAD_COLOURS[h % HEAD_COLOURS.length];
+      const base = matrixOffset(stack, layer, h);
+      for (let i = 0; i < stack.queries; i++) {
+        if (focusRow != null && focusRow !== i) continue;
+        for (let j = 0; j < stack.keys; j++) {
+          const w = stack.data[base + i * stack.keys + j];
+          if (w < 0.01) continue;
+          ctx.strokeStyle = `rgba(${r},${g},${b},${Math.min(1, w * (heads.length > 1 ? 0.9 : 1))})`;
+          ctx.beginPath();
+          ctx.moveTo(leftX + 6, y(i));
+          ctx.lineTo(rightX - 6, y(j));
+          ctx.stroke();
+        }
+      }
+    }
+    ctx.fillStyle = '#e6e8ee';
+    ctx.textAlign = 'right';
+    ax.rowLabels.forEach((t, i) => {
+      ctx.fillStyle = focusRow === i ? '#ffb000' : '#e6e8ee';
+      ctx.fillText(t, leftX, y(i));
+    });
+    ctx.textAlign = 'left';
+    ctx.fillStyle = '#e6e8ee';
+    ax.colLabels.forEach((t, j) => ctx.fillText(t, rightX, y(j)));
+    ctx.fillStyle = '#9aa3b2';
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    ctx.fillText(heads.length > 1 ? `layer ${layer}, all ${heads.length} heads` : `layer ${layer}, head ${heads[0]}`, width / 2, 6);
+  }
+
+  canvas.addEventListener('mousemove', (event) => {
+    if (!state) return;
+    const rect = canvas.getBoundingClientRect();
+    const x = event.clientX - rect.left;
+    const i = Math.floor((event.clientY - rect.top - 10) / 22);
+    const stack = stackFor(state.trace, state.selection.kind);
+    const row = x < rect.width / 2 && stack && i >= 0 && i < stack.queries ? i : null;
+    if (row !== focusRow) {
+      focusRow = row;
+      draw();
+      const ax = axes(state.trace, state.selection.kind);
+      hover(row == null ? null : { side: ax.rowSide, index: ax.rowIndex(row), from: 'headview' });
+    }
+  });
+  canvas.addEventListener('mouseleave', () => {
+    focusRow = null;
+    draw();
+    hover(null);
+  });
+  onHover((detail) => {
+    if (!state || (detail && detail.from === 'headview')) return;
+    const ax = axes(state.trace, state.selection.kind);
+    const stack = stackFor(state.trace, state.selection.kind);
+    let row = null;
+    if (detail && detail.side === ax.rowSide && stack) {
+      for (let i = 0; i < stack.queries; i++) if (ax.rowIndex(i) === detail.index) row = i;
+    }
+    if (row !== focusRow) {
+      focusRow = row;
+      draw();
+    }
+  });
+
+  function render(trace, selection) {
+    state = { trace, selection };
+    draw();
+  }
+  return { render };
+}

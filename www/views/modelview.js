@@ -1,0 +1,69 @@
+// Every layer × head of every kind as thumbnails; click one to focus it.
+import { drawMatrix, sizeCanvas } from '../canvas.js';
+import { KINDS, KIND_TITLES, maskFor, matrixOffset, stackFor } from '../attention.js';
+
+export function createModelView(container, onSelect) {
+  function render(trace, selection) {
+    const groups = KINDS.map((kind) => {
+      const stack = stackFor(trace, kind);
+      const wrap = document.createElement('div');
+      const title = document.createElement('h3');
+      title.className = 'thumbs-title';
+      title.textContent = KIND_TITLES[kind];
+      const group = document.createElement('div');
+      group.className = 'thumbs';
+      wrap.append(title, group);
+      if (!stack || !stack.queries) {
+        const none = document.createElement('span');
+        none.className = 'muted';
+        none.textContent = 'nothing decoded yet';
+        group.append(none);
+        return wrap;
+      }
+      group.style.gridTemplateColumns = `auto repeat(${stack.heads}, auto)`;
+      group.append(document.createElement('span'));
+      for (let h = 0; h < stack.heads; h++) {
+        const label = document.createElement('span');
+        label.className = 'axis-label';
+        label.textContent = `head ${h}`;
+        group.append(label);
+      }
+      const size = 64;
+      for (let l = 0; l < stack.layers; l++) {
+        const label = document.createElement('span');
+        label.className = 'axis-label';
+        label.textContent = `layer ${l}`;
+        group.append(label);
+        for (let h = 0; h < stack.heads; h++) {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.className = 'thumb';
+          button.title = `${KIND_TITLES[kind]}, layer ${l}, head ${h}`;
+          button.dataset.kind = kind;
+          button.dataset.layer = l;
+          button.dataset.head = h;
+          if (selection.kind === kind && selection.layer === l && selection.head === h) button.classList.add('selected');
+          const canvas = document.createElement('canvas');
+          const scale = size / Math.max(stack.queries, stack.keys);
+          sizeCanvas(canvas, Math.max(4, Math.round(stack.keys * scale)), Math.max(4, Math.round(stack.queries * scale)));
+          drawMatrix(canvas, {
+            rows: stack.queries,
+            cols: stack.keys,
+            values: stack.data,
+            offset: matrixOffset(stack, l, h),
+            mask: maskFor(kind, stack.queries, stack.keys),
+          });
+          button.append(canvas);
+          button.addEventListener('click', () => onSelect({ kind, layer: l, head: h }));
+          group.append(button);
+        }
+      }
+      return wrap;
+    });
+    const wrap = document.createElement('div');
+    wrap.className = 'grid-kinds';
+    wrap.append(...groups);
+    container.replaceChildren(wrap);
+  }
+  return { render };
+}
