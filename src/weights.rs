@@ -93,17 +93,6 @@ pub fn expected_tensors(config: &ModelConfig) -> Vec<(String, Vec<usize>)> {
 /// before any value is converted, so a hostile header cannot make us allocate more than the
 /// file holds (×2 for F16 → F32).
 pub fn read_weights(config: &ModelConfig, bytes: &[u8]) -> Result<BTreeMap<String, HostTensor>> {
-    let pe_bytes = config
-        .max_len
-        .saturating_mul(config.d_model)
-        .saturating_mul(4);
-    if pe_bytes > bytes.len() {
-        return Err(Error::ConfigRange {
-            field: "max_len",
-            value: config.max_len.to_string(),
-            expected: "max_len × d_model × 4 bytes no larger than the weights file",
-        });
-    }
     let file = SafeTensors::deserialize(bytes).map_err(|e| Error::WeightsFormat(e.to_string()))?;
     let expected = expected_tensors(config);
     let wanted: HashMap<&str, &Vec<usize>> =
@@ -156,6 +145,18 @@ pub fn read_weights(config: &ModelConfig, bytes: &[u8]) -> Result<BTreeMap<Strin
                 data,
             },
         );
+    }
+    // The positional-encoding table is the one allocation the file does not pay for: bound it.
+    let pe_bytes = config
+        .max_len
+        .saturating_mul(config.d_model)
+        .saturating_mul(4);
+    if pe_bytes > bytes.len() {
+        return Err(Error::ConfigRange {
+            field: "max_len",
+            value: config.max_len.to_string(),
+            expected: "max_len × d_model × 4 bytes no larger than the weights file",
+        });
     }
     Ok(tensors)
 }
