@@ -26,16 +26,20 @@ thread_local! {
 // ~0.5 ms (a getter returning a string measured 0.66 ms; see wasm-bindgen #4446).
 #[allow(unsafe_code)]
 mod constructors {
+    use std::sync::Once;
+
     unsafe extern "C" {
-        pub(super) fn __wasm_call_ctors();
+        fn __wasm_call_ctors();
     }
 
-    /// Run the static constructors, once.
+    static DONE: Once = Once::new();
+
+    /// Run the static constructors, at most once per instance.
     pub(super) fn run_once() {
-        // SAFETY: `__wasm_call_ctors` is synthesized by wasm-ld; it only runs the module's
-        // static initializers. wasm-bindgen calls the start function exactly once, at
-        // instantiation, before any other export.
-        unsafe { __wasm_call_ctors() }
+        // SAFETY: `__wasm_call_ctors` is synthesized by wasm-ld and only runs the module's static
+        // initializers; `Once` guarantees a single run even though both the start function and
+        // `Visualizer::create` (the entry point when a test harness owns the start) call this.
+        DONE.call_once(|| unsafe { __wasm_call_ctors() });
     }
 }
 
@@ -217,6 +221,7 @@ impl Visualizer {
         tgt_tokenizer: Vec<u8>,
         backend: String,
     ) -> Result<Visualizer, JsError> {
+        constructors::run_once();
         let (device, backend, backend_note) = match backend.as_str() {
             "cpu" => (Device::flex(), "cpu", String::new()),
             "webgpu" => (

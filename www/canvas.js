@@ -1,5 +1,5 @@
 // Drawing matrices through ImageData at device-pixel resolution: crisp at any devicePixelRatio.
-import { colour } from './colormap.js';
+import { MAPS } from './colormap.js';
 
 /** Size a canvas for `cssWidth × cssHeight` CSS pixels; returns the device-pixel ratio used. */
 export function sizeCanvas(canvas, cssWidth, cssHeight) {
@@ -14,42 +14,60 @@ export function sizeCanvas(canvas, cssWidth, cssHeight) {
 /**
  * Draw a row-major `rows × cols` matrix filling the canvas. `mask[i]` true cells are drawn
  * hatched grey (hidden by the mask). `highlight` = { row, col } outlines a row and/or column.
+ *
+ * The matrix is written once at cell resolution through ImageData, then scaled to the canvas's
+ * device pixels with nearest-neighbour sampling: O(cells) work, crisp at any devicePixelRatio.
  */
 export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viridis', min = 0, max = 1, mask = null, highlight = null }) {
   const ctx = canvas.getContext('2d');
   const { width, height } = canvas;
-  if (!rows || !cols) {
-    ctx.clearRect(0, 0, width, height);
-    return;
-  }
-  const image = ctx.createImageData(width, height);
+  ctx.clearRect(0, 0, width, height);
+  if (!rows || !cols) return;
+  const cells = cellCanvas(cols, rows);
+  const cellCtx = cells.getContext('2d');
+  const image = cellCtx.createImageData(cols, rows);
   const data = image.data;
-  const colOf = new Int32Array(width);
-  for (let x = 0; x < width; x++) colOf[x] = Math.min(cols - 1, Math.floor((x * cols) / width));
-  for (let y = 0; y < height; y++) {
-    const r = Math.min(rows - 1, Math.floor((y * rows) / height));
-    for (let x = 0; x < width; x++) {
-      const c = colOf[x];
-      const i = r * cols + c;
-      let rgb;
-      if (mask && mask[i]) {
-        rgb = (x + y) % 6 < 2 ? [70, 70, 76] : [40, 40, 46];
-      } else {
-        rgb = colour(values[offset + i], map, min, max);
-      }
-      const p = (y * width + x) * 4;
-      data[p] = rgb[0];
-      data[p + 1] = rgb[1];
-      data[p + 2] = rgb[2];
-      data[p + 3] = 255;
+  const table = MAPS[map] || MAPS.viridis;
+  const span = max - min || 1;
+  for (let i = 0; i < rows * cols; i++) {
+    const p = i * 4;
+    const v = values[offset + i];
+    if (mask && mask[i]) {
+      data[p] = data[p + 1] = data[p + 2] = 40;
+    } else if (!Number.isFinite(v)) {
+      data[p] = data[p + 1] = data[p + 2] = 90;
+    } else {
+      const t = Math.min(1, Math.max(0, (v - min) / span));
+      const k = Math.round(t * 255) * 3;
+      data[p] = table[k];
+      data[p + 1] = table[k + 1];
+      data[p + 2] = table[k + 2];
     }
+    data[p + 3] = 255;
   }
-  ctx.putImageData(image, 0, 0);
+  cellCtx.putImageData(image, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(cells, 0, 0, cols, rows, 0, 0, width, height);
+  const cw = width / cols;
+  const rh = height / rows;
+  if (mask) {
+    ctx.save();
+    ctx.strokeStyle = 'rgba(110, 110, 120, 0.9)';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let i = 0; i < rows * cols; i++) {
+      if (!mask[i]) continue;
+      const x = (i % cols) * cw;
+      const y = Math.floor(i / cols) * rh;
+      ctx.moveTo(x, y + rh);
+      ctx.lineTo(x + cw, y);
+    }
+    ctx.stroke();
+    ctx.restore();
+  }
   if (highlight) {
     ctx.strokeStyle = '#ffb000';
     ctx.lineWidth = Math.max(1, Math.round(window.devicePixelRatio || 1));
-    const cw = width / cols;
-    const rh = height / rows;
     if (highlight.row != null && highlight.row >= 0 && highlight.row < rows) {
       ctx.strokeRect(0.5, highlight.row * rh + 0.5, width - 1, rh - 1);
     }
@@ -57,6 +75,21 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
       ctx.strokeRect(highlight.col * cw + 0.5, 0.5, cw - 1, height - 1);
     }
   }
+}
+
+// One scratch canvas per size, reused across draws.
+const scratch = new Map();
+function cellCanvas(cols, rows) {
+  const key = `${cols}x${rows}`;
+  let c = scratch.get(key);
+  if (!c) {
+    if (scratch.size > 64) scratch.clear();
+    c = document.createElement('canvas');
+    c.width = cols;
+    c.height = rows;
+    scratch.set(key, c);
+  }
+  return c;
 }
 
 /** A horizontal colour bar with its end labels. */

@@ -24,6 +24,7 @@ const state = {
   playing: false,
   firstHeatmapMs: null,
   lastRenderMs: null,
+  redraws: [],
   backend: 'cpu',
 };
 
@@ -238,11 +239,16 @@ function showTrace(result, generation) {
   if (generation != null && generation < state.shownGeneration) return false;
   if (generation != null) state.shownGeneration = generation;
   state.trace = result.trace;
+  renderAll();
   if (state.firstHeatmapMs == null) {
     state.firstHeatmapMs = performance.now();
     document.body.dataset.firstHeatmapMs = String(Math.round(state.firstHeatmapMs));
   }
-  renderAll();
+  if (generation != null && keystrokeAt.has(generation)) {
+    // From the keystroke (debounce included) to the end of the redraw.
+    state.redraws.push({ ms: performance.now() - keystrokeAt.get(generation), computeMs: result.ms ?? null, renderMs: state.lastRenderMs });
+    if (state.redraws.length > 1000) state.redraws.shift();
+  }
   return true;
 }
 
@@ -276,9 +282,12 @@ function handleError(error) {
 }
 
 let typingTimer = null;
+const keystrokeAt = new Map(); // generation → time of its keystroke (for keystroke-to-redraw)
 function onInput() {
   clearTimeout(typingTimer);
   const generation = ++state.generation;
+  keystrokeAt.set(generation, performance.now());
+  if (keystrokeAt.size > 2000) keystrokeAt.delete(keystrokeAt.keys().next().value);
   typingTimer = setTimeout(() => translate(generation), DEBOUNCE_MS);
 }
 
@@ -334,13 +343,20 @@ async function loadPaddingDemo() {
  * Load `model` in a fresh worker. The worker in use keeps running until the new one has loaded,
  * so a model that fails to load costs nothing already on screen.
  */
+let bootTicket = 0;
 async function boot(backend = $('backend-select').value, model = state.model) {
+  const ticket = ++bootTicket;
   const next = newWorker();
   pendingBackend = null;
   if (!worker) $('loading').hidden = false;
   try {
     const text = $('source-input').value;
     const info = await call('init', { model, backend, text }, next);
+    if (ticket !== bootTicket) {
+      // A newer model choice superseded this one while it loaded.
+      retire(next);
+      return false;
+    }
     retire(worker);
     worker = next;
     state.model = model;
@@ -348,6 +364,7 @@ async function boot(backend = $('backend-select').value, model = state.model) {
     state.trace = null;
     state.firstHeatmapMs = null;
     $('model-select').value = model.name;
+    document.body.dataset.model = model.name;
     $('model-description').textContent = info.config.description || '';
     positional.render(info.positional);
     $('loading').hidden = true;
@@ -358,6 +375,7 @@ async function boot(backend = $('backend-select').value, model = state.model) {
     return true;
   } catch (error) {
     retire(next);
+    if (ticket !== bootTicket) return false;
     $('loading').hidden = true;
     if (state.model) $('model-select').value = state.model.name;
     showMessage(`Could not load the model “${model?.name}”: ${error.message}`);
@@ -370,10 +388,11 @@ async function switchModel(name) {
   if (!model) return;
   const previousText = $('source-input').value;
   $('source-input').value = model.example || '';
+  const ticket = bootTicket + 1;
   if (await boot(undefined, model)) {
     state.selection = { kind: 'cross', layer: 0, head: 0 };
     renderAll();
-  } else {
+  } else if (ticket === bootTicket) {
     $('source-input').value = previousText;
   }
 }

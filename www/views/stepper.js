@@ -43,7 +43,7 @@ export function createStepper(container, onForce) {
         bar.title = `${step.token} looked at “${word}”: ${weight.toFixed(4)}`;
         const fill = document.createElement('div');
         fill.className = 'fill';
-        fill.style.height = `${Math.round(weight * 40)}px`;
+        fill.style.height = `${Math.round(weight * 32)}px`;
         const label = document.createElement('span');
         label.className = 'word';
         label.textContent = word;
