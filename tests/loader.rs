@@ -180,11 +180,13 @@ fn wrong_names_shapes_dtypes_and_values_are_typed() {
     }
 }
 
+type ConfigEdit = Box<dyn Fn(&mut ModelConfig)>;
+
 #[test]
 fn bad_configs_and_tokenizers_are_typed() {
     let folder = common::tiny_model(true, 1);
     let config: ModelConfig = serde_json::from_slice(&folder.config).unwrap();
-    let variants: Vec<(&str, Box<dyn Fn(&mut ModelConfig)>)> = vec![
+    let variants: Vec<(&str, ConfigEdit)> = vec![
         ("d_model", Box::new(|c| c.d_model = 0)),
         ("d_model", Box::new(|c| c.d_model = 1 << 30)),
         ("n_heads", Box::new(|c| c.n_heads = 0)),

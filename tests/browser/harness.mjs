@@ -65,6 +65,14 @@ export async function waitReady(page, timeout = 60_000) {
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout });
 }
 
+/** Wait until the page shows the result of the latest input (no keystroke still pending). */
+export async function waitSettled(page, timeout = 60_000) {
+  await page.waitForFunction(() => {
+    const s = window.__attnscope?.state;
+    return s && s.shownGeneration === s.generation && document.body.dataset.ready === 'true';
+  }, null, { timeout });
+}
+
 export async function waitOutput(page, predicate, timeout = 60_000) {
   await page.waitForFunction(predicate, null, { timeout });
   return page.evaluate(() => document.body.dataset.output);
