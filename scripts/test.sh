@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Run every check: formatting, lints, native tests, the wasm build, wasm-bindgen-test in
+# headless Chromium, and the Playwright browser tests. Installs what it needs (idempotent).
+# Exits non-zero if any stage failed; the last lines are each test runner's summary.
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+mkdir -p artifacts
+failed=()
+summaries=()
+
+run_stage() { # run_stage NAME LOGFILE COMMAND...
+  local name="$1" log="$2"; shift 2
+  stage "$name" bash -c 'set -o pipefail; "$@" 2>&1 | tee "'"$log"'"' _ "$@" || failed+=("$name")
+}
+
+stage "install: wasm target, wasm-bindgen-cli, npm packages, chromium" bash -c '
+  source scripts/lib.sh; ensure_wasm_target && ensure_wasm_bindgen && ensure_npm && ensure_chromium' || failed+=("install")
+
+run_stage "cargo fmt --check" artifacts/fmt.log cargo fmt --all -- --check
+run_stage "models/index.json is current" artifacts/index.log python3 scripts/models_index.py --check
+run_stage "clippy (native)" artifacts/clippy.log cargo clippy --release --all-targets -- -D warnings
+run_stage "cargo test (native)" artifacts/cargo-test.log cargo test --release
+run_stage "wasm build" artifacts/wasm-build.log scripts/build-wasm.sh
+run_stage "clippy (wasm32)" artifacts/clippy-wasm.log \
+  cargo clippy --release --lib --target wasm32-unknown-unknown --features webgpu -- -D warnings
+CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=300 \
+  run_stage "wasm-bindgen-test (headless Chromium)" artifacts/wasm-test.log \
+  cargo test --release --target wasm32-unknown-unknown --features webgpu --test web
+run_stage "browser tests (Playwright)" artifacts/browser-test.log \
+  node --test --test-concurrency=1 tests/browser/
+
+echo
+echo "==================== summary ===================="
+count() { # count LOG PASS_REGEX FAIL_REGEX: sum the numbers a runner printed
+  local log="$1"
+  [ -f "$log" ] || { echo "0 0"; return; }
+  awk -v pr="$2" -v fr="$3" '
+    match($0, pr) { s = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", s); p += s }
+    match($0, fr) { s = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", s); f += s }
+    END { print p + 0, f + 0 }' "$log"
+}
+read -r cp cf < <(count artifacts/cargo-test.log '^test result: [a-zA-Z]+\. [0-9]+ passed' '; [0-9]+ failed')
+read -r wp wf < <(count artifacts/wasm-test.log '^test result: [a-zA-Z]+\. [0-9]+ passed' '; [0-9]+ failed')
+read -r bp bf < <(count artifacts/browser-test.log '^# pass [0-9]+' '^# fail [0-9]+')
+echo "stages failed: ${failed[*]:-none}"
+echo "cargo: $cp passed, $cf failed"
+echo "wasm: $wp passed, $wf failed"
+echo "browser: $bp passed, $bf failed"
+total_failed=$((cf + wf + bf + ${#failed[@]}))
+echo "total: $((cp + wp + bp)) passed, $total_failed failed"
+[ ${#failed[@]} -eq 0 ] || exit 1
