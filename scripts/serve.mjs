@@ -39,6 +39,7 @@ const TYPES = {
   '.json': 'application/json; charset=utf-8',
   '.wasm': 'application/wasm',
   '.safetensors': 'application/octet-stream',
+  '.onnx': 'application/octet-stream',
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
   '.ts': 'text/plain; charset=utf-8',
@@ -53,7 +54,7 @@ const MOUNTS = [
   ['/', join(root, 'www')],
 ];
 
-export function resolvePath(urlPath) {
+export function resolvePath(urlPath, mounts = MOUNTS) {
   let decoded;
   try {
     decoded = decodeURIComponent(urlPath.split('?')[0]);
@@ -62,7 +63,7 @@ export function resolvePath(urlPath) {
   }
   if (decoded.includes('\0')) return null;
   if (decoded.endsWith('/')) decoded += 'index.html';
-  for (const [prefix, dir] of MOUNTS) {
+  for (const [prefix, dir] of mounts) {
     if (decoded.startsWith(prefix)) {
       const file = normalize(join(dir, decoded.slice(prefix.length)));
       return file.startsWith(dir + sep) ? file : null;
@@ -71,7 +72,9 @@ export function resolvePath(urlPath) {
   return null;
 }
 
-export function makeServer() {
+/** The server; `extraMounts` ([url prefix, folder] pairs) come first (the benchmark uses them). */
+export function makeServer(extraMounts = []) {
+  const mounts = [...extraMounts, ...MOUNTS];
   return createServer(async (req, res) => {
     const headers = {
       'Content-Security-Policy': CSP,
@@ -83,7 +86,7 @@ export function makeServer() {
       res.writeHead(405, headers).end('method not allowed');
       return;
     }
-    const file = resolvePath(new URL(req.url, 'http://localhost').pathname);
+    const file = resolvePath(new URL(req.url, 'http://localhost').pathname, mounts);
     try {
       const info = file ? await stat(file) : null;
       if (!info || !info.isFile()) throw new Error('not found');
