@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// Browser benchmark driver (headless Debian Chromium through playwright-core). Prints markdown
+// tables and writes benches/out/browser.json. Timings are reported, never asserted.
+//
+//   node benches/browser.mjs            (after scripts/build-wasm.sh and benches/export_onnx.py)
+//
+// 1. The bench page: attnscope CPU wasm, attnscope WebGPU wasm and onnxruntime-web on the same
+//    model and sentences (8/16/32/64 source tokens): encode, one decode step, greedy decode.
+// 2. The real page: first heatmap after navigation (cold and warm cache), keystroke-to-redraw,
+//    main-thread long tasks while typing, wasm memory after 50 and 1,000 inferences.
+// 3. Sizes: each wasm module raw and gzipped, the model files.
+import { chromium } from 'playwright-core';
+import { gzipSync } from 'node:zlib';
+import { readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { makeServer } from '../scripts/serve.mjs';
+import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const server = makeServer([
+  ['/bench/', join(root, 'benches/web')],
+  ['/bench-out/', join(root, 'benches/out')],
+  ['/vendor/ort/', join(root, 'benches/node_modules/onnxruntime-web/dist')],
+]);
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const origin = `http://127.0.0.1:${server.address().port}`;
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const results = { date: new Date().toISOString(), chromium: browser.version() };
+const f = (x) => (x == null ? '–' : x.toFixed(x < 10 ? 2 : 1));
+
+async function benchPage(model, engines, runs) {
+  const page = await browser.newPage();
+  await page.goto(`${origin}/bench/?model=${model}&engines=${engines}&runs=${runs}`);
+  await page.waitForFunction(() => window.__bench, null, { timeout: 1_800_000 });
+  const r = await page.evaluate(() => window.__bench);
+  await page.close();
+  if (r.error) throw new Error(r.error);
+  return r;
+}
+
+function printBench(r) {
+  console.log(`\n### ${r.model}: same page, same weights (median / p95 ms over ${r.engines.cpu[0].greedy.runs} runs after warm-up; cold = first greedy decode)\n`);
+  console.log('| src tokens | out tokens | engine | encode | one decode step | greedy decode | cold greedy |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [i, row] of r.engines.cpu.entries()) {
+    for (const [name, label] of [['cpu', 'attnscope CPU (wasm)'], ['webgpu', `attnscope WebGPU (${r.adapter?.architecture || 'n/a'})`], ['ort', 'onnxruntime-web (wasm, 1 thread)']]) {
+      const e = r.engines[name]?.[i];
+      if (!e) continue;
+      console.log(`| ${row.n} | ${row.out} | ${label} | ${f(e.encode.median)} / ${f(e.encode.p95)} | ${f(e.step.median)} / ${f(e.step.p95)} | ${f(e.greedy.median)} / ${f(e.greedy.p95)} | ${f(e.coldMs)} |`);
+    }
+  }
+}
+
+async function realPage() {
+  const out = {};
+  // First heatmap: a fresh profile (cold), then a reload in the same profile (warm cache).
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${origin}/?backend=cpu`);
+  await page.waitForFunction(() => document.body.dataset.firstHeatmapMs, null, { timeout: 120_000 });
+  out.firstHeatmapColdMs = Number(await page.evaluate(() => document.body.dataset.firstHeatmapMs));
+  const warm = [];
+  for (let i = 0; i < 5; i++) {
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.firstHeatmapMs, null, { timeout: 120_000 });
+    warm.push(Number(await page.evaluate(() => document.body.dataset.firstHeatmapMs)));
+  }
+  warm.sort((a, b) => a - b);
+  out.firstHeatmapWarmMs = warm[2];
+  // Keystroke to redraw, one key at a time (each waits out the 150 ms debounce), and long tasks.
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__longTasks.push(e.duration))).observe({ type: 'longtask' });
+    window.__attnscope.state.redraws.length = 0;
+  });
+  const input = page.locator('#source-input');
+  await input.click();
+  await page.keyboard.press('End');
+  for (const ch of ' My father likes drinking tea and we eat noodles.') {
+    await page.keyboard.type(ch);
+    await page.waitForTimeout(400);
+  }
+  const redraws = await page.evaluate(() => window.__attnscope.state.redraws.map((r) => [r.ms, r.computeMs, r.renderMs]));
+  const sorted = (i) => redraws.map((r) => r[i]).filter((x) => x != null).sort((a, b) => a - b);
+  const med = (a) => a[Math.floor((a.length - 1) / 2)];
+  const p95 = (a) => a[Math.round((a.length - 1) * 0.95)];
+  out.keystrokeToRedraw = { runs: redraws.length, median: med(sorted(0)), p95: p95(sorted(0)), computeMedian: med(sorted(1)), renderMedian: med(sorted(2)) };
+  out.longTasksWhileTyping = await page.evaluate(() => ({ count: window.__longTasks.length, maxMs: Math.max(0, ...window.__longTasks) }));
+  // Burst typing (no pauses): long tasks only.
+  await page.evaluate(() => { window.__longTasks.length = 0; });
+  await input.pressSequentially(' and then some more words to type quickly without any pause at all', { delay: 0 });
+  await page.waitForTimeout(1500);
+  out.longTasksBurst = await page.evaluate(() => ({ count: window.__longTasks.length, maxMs: Math.max(0, ...window.__longTasks) }));
+  // Memory: wasm linear memory after 50 and after 1,000 inferences of varying length.
+  out.memory = await page.evaluate(async () => {
+    const words = 'I love eating apples my father likes drinking tea the weather is nice today and we eat noodles'.split(' ');
+    const sizes = {};
+    for (let i = 1; i <= 1000; i++) {
+      const n = 1 + ((i * 7) % 40);
+      await window.__attnscope.call('translate', { gen: 1e9 + i, text: Array.from({ length: n }, (_, k) => words[(i + k) % words.length]).join(' ') });
+      if (i === 50 || i === 1000) sizes[i] = (await window.__attnscope.call('stats')).wasmBytes;
+    }
+    return sizes;
+  });
+  await context.close();
+  return out;
+}
+
+function sizes() {
+  const rows = [];
+  for (const name of ['cpu', 'webgpu']) {
+    const file = join(root, 'pkg', name, 'attnscope_bg.wasm');
+    const bytes = readFileSync(file);
+    rows.push({ what: `pkg/${name}/attnscope_bg.wasm`, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
+  }
+  for (const model of ['en-zh', 'date-iso']) {
+    for (const name of ['model.safetensors', 'src_tokenizer.json', 'tgt_tokenizer.json', 'config.json']) {
+      const bytes = readFileSync(join(root, 'models', model, name));
+      rows.push({ what: `models/${model}/${name}`, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
+    }
+  }
+  return rows;
+}
+
+try {
+  const model = process.argv[2] || 'en-zh';
+  results.bench = await benchPage(model, process.env.ENGINES || 'cpu,ort,webgpu', Number(process.env.RUNS || 20));
+  printBench(results.bench);
+  results.page = await realPage();
+  const p = results.page;
+  console.log('\n### The real page (CPU backend)\n');
+  console.log('| measure | value |\n|---|---|');
+  console.log(`| first heatmap after navigation, cold (empty cache) | ${f(p.firstHeatmapColdMs)} ms |`);
+  console.log(`| first heatmap after navigation, warm (median of 5 reloads) | ${f(p.firstHeatmapWarmMs)} ms |`);
+  console.log(`| keystroke → redraw (150 ms debounce included), median / p95 over ${p.keystrokeToRedraw.runs} keys | ${f(p.keystrokeToRedraw.median)} / ${f(p.keystrokeToRedraw.p95)} ms |`);
+  console.log(`| of which translate in the worker, median | ${f(p.keystrokeToRedraw.computeMedian)} ms |`);
+  console.log(`| of which rendering every view, median | ${f(p.keystrokeToRedraw.renderMedian)} ms |`);
+  console.log(`| long main-thread tasks (> 50 ms) typing one key at a time | ${p.longTasksWhileTyping.count} (max ${f(p.longTasksWhileTyping.maxMs)} ms) |`);
+  console.log(`| long main-thread tasks typing in a burst | ${p.longTasksBurst.count} (max ${f(p.longTasksBurst.maxMs)} ms) |`);
+  console.log(`| wasm memory after 50 / 1,000 inferences | ${p.memory[50]} / ${p.memory[1000]} bytes |`);
+  results.sizes = sizes();
+  console.log('\n### Sizes\n\n| file | bytes | gzipped |\n|---|---|---|');
+  for (const s of results.sizes) console.log(`| ${s.what} | ${s.raw.toLocaleString('en')} | ${s.gzip.toLocaleString('en')} |`);
+  mkdirSync(join(root, 'benches/out'), { recursive: true });
+  writeFileSync(join(root, 'benches/out/browser.json'), JSON.stringify(results, null, 1));
+} finally {
+  await browser.close();
+  server.close();
+}

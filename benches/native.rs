@@ -1,0 +1,92 @@
+//! Native CPU benchmark (burn's flex backend): prints a table, asserts nothing about time.
+//!
+//!     cargo bench --bench native            # or: cargo run --release --bench native
+//!
+//! For each model and source length (8, 16, 32, 64 tokens): encode, one cached decoding step,
+//! a full greedy decode (cached steps), and a full re-decode of the whole prefix at once,
+//! median and p95 over 30 runs after 5 warm-up runs. Single-threaded, like the browser.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Instant;
+
+use attnscope::folder::ModelFolder;
+use attnscope::{block_on, Session};
+use burn::tensor::Device;
+
+const WARMUP: usize = 5;
+const RUNS: usize = 30;
+
+/// A sentence of exactly `n` source tokens (with `</s>`), made of in-vocabulary words.
+pub fn sentence(model: &str, n: usize) -> String {
+    let words: &[&str] = if model == "date-iso" {
+        &["2", "9", " ", "a", "u", "g", "1", "5", "8"]
+    } else {
+        &[
+            "i", "love", "eating", "apples", "and", "my", "father", "likes", "drinking", "tea",
+            "every", "day",
+        ]
+    };
+    let joiner = if model == "date-iso" { "" } else { " " };
+    (0..n - 1)
+        .map(|i| words[i % words.len()])
+        .collect::<Vec<_>>()
+        .join(joiner)
+}
+
+fn stats(mut samples: Vec<f64>) -> (f64, f64) {
+    samples.sort_by(|a, b| a.total_cmp(b));
+    let p = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    (p(0.5), p(0.95))
+}
+
+fn time(mut f: impl FnMut()) -> (f64, f64) {
+    for _ in 0..WARMUP {
+        f();
+    }
+    stats(
+        (0..RUNS)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    println!("| model | src tokens | out tokens | encode ms (median/p95) | one step ms | greedy decode ms | full re-decode ms | step / re-decode |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for model in ["en-zh", "date-iso"] {
+        let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
+        let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+        for n in [8, 16, 32, 64] {
+            if n > session.config().max_len {
+                continue;
+            }
+            let text = sentence(model, n);
+            let source = block_on(session.start(&text)).unwrap();
+            assert_eq!(source.ids.len(), n, "sentence length");
+            let encode = time(|| {
+                block_on(session.start(&text)).unwrap();
+            });
+            let greedy = time(|| {
+                block_on(session.translate(&text)).unwrap();
+            });
+            let out = session.trace().unwrap().steps.len();
+            // One cached step at the last position: back one step, step again.
+            let step = time(|| {
+                session.back().unwrap();
+                block_on(session.step()).unwrap();
+            });
+            let full = time(|| {
+                block_on(session.recompute_decoder()).unwrap();
+            });
+            println!(
+                "| {model} | {n} | {out} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.3} |",
+                encode.0, encode.1, step.0, step.1, greedy.0, greedy.1, full.0, full.1, step.0 / full.0
+            );
+        }
+    }
+}
