@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::folder::ModelFolder;
 use crate::recipes::{self, RecipeOptions};
 use crate::sampling::Sampling;
+use crate::trace::AttentionKind;
 use crate::{block_on, Error, Result, Session};
 
 #[derive(Parser)]
@@ -54,6 +55,11 @@ enum Command {
         /// Print the whole trace as JSON (see README, "Trace JSON").
         #[arg(long)]
         json: bool,
+        /// Also give one head's pipeline (raw QKᵀ → scaled → masked → softmax, and without the
+        /// scaling, with per-head entropy), as `KIND:LAYER:HEAD`, KIND one of encoderSelf,
+        /// decoderSelf, cross. In JSON it is the field `pipeline`.
+        #[arg(long, value_name = "KIND:LAYER:HEAD")]
+        pipeline: Option<String>,
     },
     /// Train one of the shipped models from scratch.
     Train {
@@ -156,6 +162,25 @@ fn print_trace(trace: &crate::Trace) {
     }
 }
 
+fn to_json<T: serde::Serialize>(value: &T) -> Result<serde_json::Value> {
+    serde_json::to_value(value).map_err(|e| Error::Backend(e.to_string()))
+}
+
+/// `cross:1:2` → (Cross, 1, 2).
+fn parse_pipeline(spec: &str) -> Result<(AttentionKind, usize, usize)> {
+    let bad = || {
+        Error::Usage(format!("--pipeline {spec:?}: expected KIND:LAYER:HEAD, KIND one of encoderSelf, decoderSelf, cross"))
+    };
+    let mut parts = spec.split(':');
+    let kind = parts
+        .next()
+        .and_then(AttentionKind::parse)
+        .ok_or_else(bad)?;
+    let layer = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+    let head = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+    Ok((kind, layer, head))
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Translate(args) => {
@@ -169,15 +194,50 @@ fn run(cli: Cli) -> Result<()> {
             }
             println!("{}", trace.output);
         }
-        Command::Trace { decode: args, json } => {
+        Command::Trace {
+            decode: args,
+            json,
+            pipeline,
+        } => {
             let mut session = session(&args)?;
             let trace = decode(&mut session, &args)?;
+            let pipeline = match pipeline {
+                Some(spec) => {
+                    let (kind, layer, head) = parse_pipeline(&spec)?;
+                    Some(block_on(session.pipeline(kind, layer, head))?)
+                }
+                None => None,
+            };
             if json {
-                let text =
-                    serde_json::to_string(&trace).map_err(|e| Error::Backend(e.to_string()))?;
-                println!("{text}");
+                let mut value = to_json(&trace)?;
+                if let (Some(p), Some(map)) = (&pipeline, value.as_object_mut()) {
+                    map.insert("pipeline".into(), to_json(p)?);
+                }
+                println!("{value}");
             } else {
                 print_trace(&trace);
+                if let Some(p) = pipeline {
+                    println!(
+                        "\npipeline of {:?} layer {} head {} (d_k = {}):",
+                        p.kind, p.layer, p.head, p.d_k
+                    );
+                    for (name, values) in [
+                        ("raw QKᵀ", &p.raw),
+                        ("scaled", &p.scaled),
+                        ("softmax", &p.softmax),
+                        ("softmax without scaling", &p.unscaled_softmax),
+                    ] {
+                        println!("{name}:");
+                        for row in values.chunks(p.keys.max(1)) {
+                            println!(
+                                "  {}",
+                                row.iter().map(|v| format!("{v:>9.4}")).collect::<String>()
+                            );
+                        }
+                    }
+                    println!("entropy per head (nats): {:?}", p.entropy);
+                    println!("without scaling:         {:?}", p.unscaled_entropy);
+                }
             }
         }
         Command::Train {

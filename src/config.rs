@@ -197,7 +197,7 @@ impl ModelConfig {
         }
         range("d_model", self.d_model, 2, MAX_WIDTH, "2..=4096")?;
         range("n_heads", self.n_heads, 1, self.d_model, "1..=d_model")?;
-        if self.d_model % self.n_heads != 0 {
+        if !self.d_model.is_multiple_of(self.n_heads) {
             return Err(Error::ConfigRange {
                 field: "n_heads",
                 value: self.n_heads.to_string(),

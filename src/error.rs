@@ -98,6 +98,9 @@ pub enum Error {
     /// The compute backend failed (device lost, readback error).
     #[error("the compute backend failed: {0}")]
     Backend(String),
+    /// A command-line argument that cannot be used.
+    #[error("{0}")]
+    Usage(String),
     /// Training data or settings problem.
     #[error("training: {0}")]
     Training(String),

@@ -587,12 +587,12 @@ impl Transformer {
         encoded: &EncoderOutput,
         probe: Option<Probe>,
     ) -> DecoderOutput {
-        let [batch, len] = tgt.dims();
-        let device = tgt.device();
-        // A <pad> key is hidden as well as the future (true = hidden).
-        let causal = Self::causal_mask(len, &device).expand([batch, 1, len, len]);
-        let padding = self.padding_mask(tgt.clone()).expand([batch, 1, len, len]);
-        let self_mask = causal.bool_or(padding);
+        let [_, len] = tgt.dims();
+        // The causal mask alone: in a padded batch every <pad> sits after the last real token,
+        // so causality already hides it from every real position (pad rows carry no loss).
+        // Masking target <pad> ids as well would make this path differ from step-by-step
+        // decoding whenever a model emits the <pad> id as a token.
+        let self_mask = Self::causal_mask(len, &tgt.device());
         let x = self.embed(&self.tgt_embed, tgt, 0);
         let cross = self.cross_key_values(encoded.memory.clone());
         self.run_decoder(

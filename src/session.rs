@@ -9,6 +9,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use crate::config::ModelConfig;
 use crate::error::{Error, Result};
 use crate::model::{EncoderOutput, KeyValue, Probe, Transformer};
+use crate::positional::sinusoidal_table;
 use crate::sampling::{choose, probabilities, top_k, Rng, Sampling};
 use crate::tokenizer::{visible, TextTokenizer};
 use crate::trace::{
@@ -106,6 +107,7 @@ struct Decoding {
 /// Step-by-step decoding of one sentence at a time.
 pub struct Session {
     loaded: LoadedModel,
+    positional: Vec<f32>,
     device: Device,
     sampling: Sampling,
     rng: Rng,
@@ -162,8 +164,10 @@ fn stack(
 impl Session {
     /// A session over a loaded model, greedy by default, showing 5 candidates per step.
     pub fn new(loaded: LoadedModel, device: Device) -> Self {
+        let positional = sinusoidal_table(loaded.config.max_len, loaded.config.d_model);
         Self {
             loaded,
+            positional,
             device,
             sampling: Sampling::Greedy,
             rng: Rng::new(0),
@@ -365,7 +369,16 @@ impl Session {
             .collect();
         let id = match forced {
             Some(id) => id,
-            None => choose(&logits, &self.sampling, &mut self.rng) as u32,
+            None => {
+                // Never choose <pad> or <s>: they are not tokens a translation can contain.
+                let mut allowed = logits.clone();
+                for special in [config.pad_id, config.bos_id] {
+                    if let Some(l) = allowed.get_mut(special as usize) {
+                        *l = f32::NEG_INFINITY;
+                    }
+                }
+                choose(&allowed, &self.sampling, &mut self.rng) as u32
+            }
         };
         let step = Step {
             position,
@@ -531,6 +544,11 @@ impl Session {
                 .ids
                 .iter()
                 .map(|&id| id == config.pad_id)
+                .collect(),
+            positional_encoding: self
+                .positional
+                .chunks(config.d_model)
+                .map(<[f32]>::to_vec)
                 .collect(),
         })
     }

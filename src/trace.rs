@@ -194,6 +194,8 @@ pub struct Trace {
     pub causal_mask: Vec<Vec<bool>>,
     /// The source padding mask (all false for one sentence).
     pub padding_mask: Vec<bool>,
+    /// The sinusoidal positional-encoding table, `[max_len][d_model]`.
+    pub positional_encoding: Vec<Vec<f32>>,
 }
 
 /// One head's attention, stage by stage: raw QKᵀ → ×1/√d_k → masked → softmax, and without scaling.

@@ -52,6 +52,23 @@ fn trace_json_is_the_documented_schema() {
         cross[0][0][0].as_array().unwrap().len(),
         trace["srcIds"].as_array().unwrap().len()
     );
+    let out = attnscope(&[
+        "trace",
+        "--model",
+        "models/en-zh",
+        "I love eating apples.",
+        "--json",
+        "--pipeline",
+        "cross:2:1",
+    ]);
+    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(trace["pipeline"]["kind"], "cross");
+    assert_eq!(trace["pipeline"]["entropy"].as_array().unwrap().len(), 4);
+    assert_eq!(trace["positionalEncoding"].as_array().unwrap().len(), 64);
+    assert_eq!(
+        trace["positionalEncoding"][0].as_array().unwrap().len(),
+        128
+    );
     let text = attnscope(&["trace", "--model", "models/date-iso", "1 May 2000"]);
     assert!(String::from_utf8(text.stdout)
         .unwrap()
@@ -80,6 +97,22 @@ fn errors_are_one_line_and_fail() {
             "hi",
         ],
         vec!["train", "nope", "--out", "/tmp/attnscope-nope"],
+        vec![
+            "trace",
+            "--model",
+            "models/en-zh",
+            "--pipeline",
+            "sideways:0:0",
+            "hi",
+        ],
+        vec![
+            "trace",
+            "--model",
+            "models/en-zh",
+            "--pipeline",
+            "cross:9:0",
+            "hi",
+        ],
     ] {
         let out = attnscope(&args);
         assert!(!out.status.success(), "{args:?} succeeded");

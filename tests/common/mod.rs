@@ -4,11 +4,13 @@
 use std::path::PathBuf;
 
 use attnscope::folder::ModelFolder;
-use attnscope::model::Transformer;
+use attnscope::sampling::Rng;
 use attnscope::tokenizer::{build_tokenizer, Granularity};
-use attnscope::weights::save_weights;
+use attnscope::weights::expected_tensors;
 use attnscope::{ModelConfig, Session};
 use burn::tensor::Device;
+use safetensors::tensor::TensorView;
+use safetensors::Dtype;
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -46,15 +48,50 @@ pub fn tiny_model(norm_first: bool, seed: u64) -> ModelFolder {
     config.d_ff = 24;
     config.max_len = 12;
     config.norm_first = norm_first;
-    let device = Device::flex();
-    device.seed(seed);
-    let mut model = Transformer::new(&config, &device);
     ModelFolder {
         config: config.to_json().unwrap().into_bytes(),
-        weights: save_weights(&mut model, false).unwrap(),
+        weights: random_weights(&config, seed),
         src_tokenizer: src.to_json().unwrap().into_bytes(),
         tgt_tokenizer: tgt.to_json().unwrap().into_bytes(),
     }
+}
+
+/// F32 weights for `config` drawn from our own seeded generator (burn's random init shares one
+/// global generator between test threads, so it is not reproducible under `cargo test`).
+pub fn random_weights(config: &ModelConfig, seed: u64) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let tensors: Vec<(String, Vec<usize>, Vec<u8>)> = expected_tensors(config)
+        .into_iter()
+        .map(|(name, shape)| {
+            let count: usize = shape.iter().product();
+            let scale = if shape.len() == 2 {
+                1.0 / (shape[1] as f64).sqrt()
+            } else {
+                0.1
+            };
+            let offset = if name.contains("norm") && name.ends_with(".weight") {
+                1.0
+            } else {
+                0.0
+            };
+            let bytes = (0..count)
+                .flat_map(|_| {
+                    ((offset + scale * (2.0 * rng.next_f64() - 1.0)) as f32).to_le_bytes()
+                })
+                .collect();
+            (name, shape, bytes)
+        })
+        .collect();
+    let views: Vec<(String, TensorView<'_>)> = tensors
+        .iter()
+        .map(|(name, shape, bytes)| {
+            (
+                name.clone(),
+                TensorView::new(Dtype::F32, shape.clone(), bytes).unwrap(),
+            )
+        })
+        .collect();
+    safetensors::serialize(views, None).unwrap()
 }
 
 /// Assert two float slices agree within `tolerance`, naming the first difference.

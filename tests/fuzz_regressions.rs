@@ -1,0 +1,133 @@
+//! Inputs found by `cargo fuzz` (fuzz/regressions/<target>/*) replayed through the same entry
+//! points as the fuzz targets: each must give a value or a typed error, never a panic.
+//! Also writes the tiny seed model the weights fuzzer mutates (an ignored test, run on demand).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use attnscope::folder::{write, ModelFolder, FILES};
+use attnscope::tokenizer::TextTokenizer;
+use attnscope::weights::expected_tensors;
+use attnscope::{LoadedModel, ModelConfig};
+use burn::tensor::Device;
+
+fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = common::repo().join("fuzz").join("regressions").join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return vec![];
+    };
+    let mut files: Vec<_> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn tiny_seed() -> ModelFolder {
+    ModelFolder::read(&common::repo().join("fuzz/seeds/tiny")).expect("fuzz/seeds/tiny")
+}
+
+#[test]
+fn load_weights_regressions() {
+    let seed = tiny_seed();
+    for (name, weights) in inputs("load_weights") {
+        let folder = ModelFolder {
+            weights,
+            ..seed.clone()
+        };
+        let _ = LoadedModel::load(folder.files(), &Device::flex())
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        eprintln!("load_weights/{name}: no panic");
+    }
+    assert!(
+        LoadedModel::load(seed.files(), &Device::flex()).is_ok(),
+        "the seed model must load"
+    );
+}
+
+#[test]
+fn load_config_regressions() {
+    for (name, data) in inputs("load_config") {
+        if let Ok(config) = ModelConfig::from_json(&String::from_utf8_lossy(&data)) {
+            let _ = expected_tensors(&config);
+        }
+        eprintln!("load_config/{name}: no panic");
+    }
+}
+
+#[test]
+fn tokenizer_regressions() {
+    let shipped: Vec<TextTokenizer> = [
+        "en-zh/src_tokenizer.json",
+        "en-zh/tgt_tokenizer.json",
+        "date-iso/src_tokenizer.json",
+    ]
+    .iter()
+    .map(|f| {
+        TextTokenizer::from_bytes(
+            &std::fs::read(common::repo().join("models").join(f)).unwrap(),
+            f,
+        )
+        .unwrap()
+    })
+    .collect();
+    for (name, data) in inputs("tokenizer") {
+        if let Ok(tokenizer) = TextTokenizer::from_bytes(&data, "fuzz.json") {
+            let _ = tokenizer.encode("I love eating apples.");
+        }
+        let text = String::from_utf8_lossy(&data);
+        for tokenizer in &shipped {
+            if let Ok(encoded) = tokenizer.encode(&text) {
+                assert!(
+                    encoded
+                        .spans
+                        .iter()
+                        .all(|&(s, e)| s <= e && e <= text.len()),
+                    "{name}"
+                );
+            }
+        }
+        eprintln!("tokenizer/{name}: no panic");
+    }
+}
+
+/// `cargo test --release --test fuzz_regressions -- --ignored write_tiny_seed` rewrites
+/// fuzz/seeds/tiny: a 1+1-layer, d_model 8 model whose weights file is a few KB.
+#[test]
+#[ignore]
+fn write_tiny_seed() {
+    let mut folder = common::tiny_model(true, 7);
+    let mut config: ModelConfig = serde_json::from_slice(&folder.config).unwrap();
+    config.d_model = 8;
+    config.n_heads = 2;
+    config.n_encoder_layers = 1;
+    config.n_decoder_layers = 1;
+    config.d_ff = 8;
+    config.max_len = 8;
+    folder.config = config.to_json().unwrap().into_bytes();
+    folder.weights = common::random_weights(&config, 7);
+    let dir = common::repo().join("fuzz/seeds/tiny");
+    for (name, bytes) in FILES.iter().zip([
+        &folder.config,
+        &folder.weights,
+        &folder.src_tokenizer,
+        &folder.tgt_tokenizer,
+    ]) {
+        write(&dir, name, bytes).unwrap();
+    }
+    assert!(LoadedModel::load(
+        ModelFolder::read(Path::new(&dir)).unwrap().files(),
+        &Device::flex()
+    )
+    .is_ok());
+}
