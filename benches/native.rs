@@ -89,4 +89,33 @@ fn main() {
             );
         }
     }
+    // A cached step against a full re-decode with 32 tokens already in the output (forced).
+    println!();
+    println!("| model | output prefix | one cached step ms (median/p95) | full re-decode of the prefix ms | step / re-decode |");
+    println!("|---|---|---|---|---|");
+    for model in ["en-zh", "date-iso"] {
+        let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
+        let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+        let prefix_len = 32.min(session.config().max_len - 2);
+        block_on(session.start(&sentence(model, 16))).unwrap();
+        let ids: Vec<u32> = (0..prefix_len as u32).map(|i| 4 + i % 10).collect();
+        block_on(session.set_prefix_ids(&ids)).unwrap();
+        block_on(session.step()).unwrap();
+        let step = time(|| {
+            session.back().unwrap();
+            block_on(session.step()).unwrap();
+        });
+        let full = time(|| {
+            block_on(session.recompute_decoder()).unwrap();
+        });
+        println!(
+            "| {model} | {} tokens | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} |",
+            prefix_len + 1,
+            step.0,
+            step.1,
+            full.0,
+            full.1,
+            step.0 / full.0
+        );
+    }
 }

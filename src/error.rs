@@ -73,6 +73,9 @@ pub enum Error {
     /// A session call that needs `start` first.
     #[error("no sentence has been started yet")]
     NotStarted,
+    /// A decoder view was asked for before any token was decoded.
+    #[error("nothing has been decoded yet: step first")]
+    NothingDecoded,
     /// Decoding already produced the end token or reached the length limit.
     #[error("decoding is finished ({0})")]
     Finished(&'static str),

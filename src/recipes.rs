@@ -111,19 +111,29 @@ fn options(
     }
 }
 
-/// Build `models/date-iso`.
-pub fn build_date_iso(out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let train_pairs = date_train(40_000);
+/// Source and target vocabularies from the training pairs; targets are characters, every one kept.
+fn tokenizers(
+    pairs: &[Pair],
+    source: Granularity,
+    source_min_count: usize,
+) -> Result<(TextTokenizer, TextTokenizer)> {
     let src = build_tokenizer(
-        Granularity::CharactersWithSpaces,
-        train_pairs.iter().map(|p| p.source.as_str()),
-        1,
+        source,
+        pairs.iter().map(|p| p.source.as_str()),
+        source_min_count,
     )?;
     let tgt = build_tokenizer(
         Granularity::Characters,
-        train_pairs.iter().map(|p| p.target.as_str()),
+        pairs.iter().map(|p| p.target.as_str()),
         1,
     )?;
+    Ok((src, tgt))
+}
+
+/// Build `models/date-iso`.
+pub fn build_date_iso(out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
+    let train_pairs = date_train(40_000);
+    let (src, tgt) = tokenizers(&train_pairs, Granularity::CharactersWithSpaces, 1)?;
     let config = ModelConfig::date_iso(src.vocab_size(), tgt.vocab_size());
     let options = options(recipe, 8, 64, 2e-3, 400);
     build(
@@ -140,16 +150,7 @@ pub fn build_date_iso(out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
 /// Build `models/en-zh` from the TSV files in `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let (train_pairs, heldout) = en_zh_data(data_dir)?;
-    let src = build_tokenizer(
-        Granularity::Words,
-        train_pairs.iter().map(|p| p.source.as_str()),
-        2,
-    )?;
-    let tgt = build_tokenizer(
-        Granularity::Characters,
-        train_pairs.iter().map(|p| p.target.as_str()),
-        1,
-    )?;
+    let (src, tgt) = tokenizers(&train_pairs, Granularity::Words, 2)?;
     let config = ModelConfig::en_zh(src.vocab_size(), tgt.vocab_size());
     let options = options(recipe, 40, 48, 1e-3, 800);
     build(out, &config, &src, &tgt, &train_pairs, &heldout, &options)

@@ -8,7 +8,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 
 use crate::config::ModelConfig;
 use crate::error::{Error, Result};
-use crate::model::{EncoderOutput, KeyValue, Probe, Transformer};
+use crate::model::{DecoderOutput, EncoderOutput, KeyValue, Probe, Transformer};
 use crate::positional::sinusoidal_table;
 use crate::sampling::{choose, probabilities, top_k, Rng, Sampling};
 use crate::tokenizer::{visible, TextTokenizer};
@@ -560,15 +560,7 @@ impl Session {
         let state = self.state()?;
         let config = &self.loaded.config;
         let rows = state.steps.len();
-        if rows == 0 {
-            return Err(Error::OutOfRange {
-                what: "decoding step",
-                index: 0,
-                len: 0,
-            });
-        }
-        let tgt = self.ids_tensor(&state.tgt_ids[..rows], 1);
-        let output = self.loaded.model.decode(tgt, &state.encoded, None);
+        let output = self.decode_prefix(state, None)?;
         let layers = config.n_decoder_layers;
         let mut parts: Vec<Tensor<1>> = output
             .attention
@@ -592,6 +584,16 @@ impl Session {
             stack(layers, config.n_heads, rows, src_len, cross_parts),
             logits,
         ))
+    }
+
+    /// The decoder over every input position decoded so far, in one pass (causal mask).
+    fn decode_prefix(&self, state: &Decoding, probe: Option<Probe>) -> Result<DecoderOutput> {
+        let rows = state.steps.len();
+        if rows == 0 {
+            return Err(Error::NothingDecoded);
+        }
+        let tgt = self.ids_tensor(&state.tgt_ids[..rows], 1);
+        Ok(self.loaded.model.decode(tgt, &state.encoded, probe))
     }
 
     /// One head's attention stage by stage, recomputed with the raw scores kept.
@@ -623,7 +625,6 @@ impl Session {
         }
         let probe = Some(Probe { kind, layer });
         let rows = state.steps.len();
-        let src_len = state.source.ids.len();
         let tgt_tokens: Vec<String> = state.tgt_ids[..rows]
             .iter()
             .map(|&id| self.target_text(id))
@@ -639,15 +640,7 @@ impl Session {
                 )
             }
             AttentionKind::DecoderSelf | AttentionKind::Cross => {
-                if rows == 0 {
-                    return Err(Error::OutOfRange {
-                        what: "decoding step",
-                        index: 0,
-                        len: 0,
-                    });
-                }
-                let tgt = self.ids_tensor(&state.tgt_ids[..rows], 1);
-                let output = self.loaded.model.decode(tgt, &state.encoded, probe);
+                let output = self.decode_prefix(state, probe)?;
                 let layer_attention = output.attention.into_iter().nth(layer);
                 if kind == AttentionKind::Cross {
                     (
@@ -704,7 +697,6 @@ impl Session {
             ));
         }
         let raw = raw_all[head * size..(head + 1) * size].to_vec();
-        let _ = src_len;
         Ok(Pipeline {
             kind,
             layer,
