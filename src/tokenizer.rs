@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
+use serde_json::{json, Value};
 use tokenizers::{
     Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer,
 };
@@ -55,6 +55,8 @@ impl TextTokenizer {
             file: file.to_string(),
             message,
         };
+        let document: Value = serde_json::from_slice(bytes).map_err(|e| error(e.to_string()))?;
+        check_components(&document).map_err(error)?;
         let inner = Tokenizer::from_bytes(bytes).map_err(|e| error(e.to_string()))?;
         let size = inner.get_vocab_size(true);
         if size < SPECIAL_TOKENS.len() || size > crate::config::MAX_VOCAB {
@@ -163,6 +165,89 @@ impl TextTokenizer {
             message: e.to_string(),
         })
     }
+}
+
+/// Accept only the components attnscope writes (see [`tokenizer_json`]): a WordLevel model,
+/// NFKC/Lowercase normalizers, Whitespace/WhitespaceSplit/Split(".") pre-tokenizers, no added
+/// tokens, decoder, post-processor, truncation or padding.
+///
+/// `tokenizers` 0.23 panics (an `expect`) on some malformed component JSON, and a panic in the
+/// browser kills the wasm instance; checking the document first turns such files into errors.
+fn check_components(document: &Value) -> std::result::Result<(), String> {
+    fn typed(value: &Value) -> Option<&str> {
+        value.get("type").and_then(Value::as_str)
+    }
+    fn normalizer(value: &Value) -> std::result::Result<(), String> {
+        match typed(value) {
+            Some("NFKC" | "Lowercase") => Ok(()),
+            Some("Sequence") => match value.get("normalizers").and_then(Value::as_array) {
+                Some(items) => items.iter().try_for_each(normalizer),
+                None => Err("a Sequence normalizer needs a `normalizers` list".into()),
+            },
+            other => Err(format!(
+                "unsupported normalizer {other:?} (NFKC, Lowercase, Sequence)"
+            )),
+        }
+    }
+    fn pre_tokenizer(value: &Value) -> std::result::Result<(), String> {
+        match typed(value) {
+            Some("Whitespace" | "WhitespaceSplit") => Ok(()),
+            Some("Split") => {
+                let pattern = value.get("pattern");
+                let ok = pattern.and_then(|p| p.get("Regex")).and_then(Value::as_str) == Some(".")
+                    || pattern.and_then(|p| p.get("String")).is_some_and(Value::is_string);
+                let behavior = value.get("behavior").and_then(Value::as_str);
+                if ok && behavior == Some("Isolated") && value.get("invert").is_some_and(Value::is_boolean) {
+                    Ok(())
+                } else {
+                    Err("unsupported Split pre-tokenizer (pattern Regex \".\" or a String, behavior Isolated)".into())
+                }
+            }
+            Some("Sequence") => match value.get("pretokenizers").and_then(Value::as_array) {
+                Some(items) => items.iter().try_for_each(pre_tokenizer),
+                None => Err("a Sequence pre-tokenizer needs a `pretokenizers` list".into()),
+            },
+            other => Err(format!("unsupported pre-tokenizer {other:?} (Whitespace, WhitespaceSplit, Split, Sequence)")),
+        }
+    }
+    let object = document
+        .as_object()
+        .ok_or("the file is not a JSON object")?;
+    for field in ["truncation", "padding", "post_processor", "decoder"] {
+        if !object.get(field).is_none_or(Value::is_null) {
+            return Err(format!("`{field}` must be null"));
+        }
+    }
+    if !object
+        .get("added_tokens")
+        .is_none_or(|v| v.as_array().is_some_and(Vec::is_empty))
+    {
+        return Err("`added_tokens` must be empty".into());
+    }
+    if let Some(value) = object.get("normalizer").filter(|v| !v.is_null()) {
+        normalizer(value)?;
+    }
+    if let Some(value) = object.get("pre_tokenizer").filter(|v| !v.is_null()) {
+        pre_tokenizer(value)?;
+    }
+    let model = object.get("model").ok_or("no `model`")?;
+    if typed(model) != Some("WordLevel") {
+        return Err("the model must be WordLevel".into());
+    }
+    let vocab = model
+        .get("vocab")
+        .and_then(Value::as_object)
+        .ok_or("the WordLevel model has no `vocab` object")?;
+    if !vocab.values().all(|id| {
+        id.as_u64()
+            .is_some_and(|id| id < crate::config::MAX_VOCAB as u64)
+    }) {
+        return Err("every vocabulary id must be an integer below 200000".into());
+    }
+    if !model.get("unk_token").is_some_and(Value::is_string) {
+        return Err("the WordLevel model needs an `unk_token` string".into());
+    }
+    Ok(())
 }
 
 /// Show invisible characters: space as ␣, controls as their Unicode control pictures.
@@ -309,6 +394,32 @@ mod tests {
                 TextTokenizer::from_bytes(bytes, "x.json"),
                 Err(Error::Tokenizer { .. })
             ));
+        }
+        // Components attnscope does not write are refused before `tokenizers` parses them.
+        let good: Value = serde_json::from_str(&tokenizer_json(Granularity::Words, &[])).unwrap();
+        for (pointer, value) in [
+            ("/decoder", json!({"type": "ByteLevel"})),
+            ("/decoder", json!("{\u{0}")),
+            (
+                "/normalizer",
+                json!({"type": "Precompiled", "precompiled_charsmap": 3}),
+            ),
+            (
+                "/pre_tokenizer",
+                json!({"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated", "invert": false}),
+            ),
+            ("/added_tokens", json!([{"id": 0, "content": "<pad>"}])),
+            ("/model/type", json!("BPE")),
+            ("/model/vocab/<pad>", json!(-1)),
+        ] {
+            let mut bad = good.clone();
+            *bad.pointer_mut(pointer)
+                .unwrap_or_else(|| panic!("{pointer}")) = value;
+            let bytes = serde_json::to_vec(&bad).unwrap();
+            assert!(
+                TextTokenizer::from_bytes(&bytes, "x.json").is_err(),
+                "{pointer} accepted"
+            );
         }
         // A vocabulary without the specials in front is rejected.
         let wrong = tokenizer_json(Granularity::Words, &[]).replace("<pad>", "<pod>");
