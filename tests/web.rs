@@ -136,8 +136,13 @@ async fn bad_input_and_bad_files_are_errors_not_crashes() {
 #[wasm_bindgen_test]
 async fn webgpu_matches_the_cpu() {
     let mut cpu = create(&EN_ZH, "cpu").await.unwrap();
-    // `auto` falls back to the CPU where no adapter exists; compare whatever it picked.
-    let mut gpu = create(&EN_ZH, "auto").await.unwrap();
+    // Where the browser exposes WebGPU (headless Chromium here: SwiftShader), insist on it.
+    let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
+    let has_webgpu = Reflect::get(&navigator, &"gpu".into()).is_ok_and(|gpu| gpu.is_object());
+    let mut gpu = create(&EN_ZH, if has_webgpu { "webgpu" } else { "auto" }).await.unwrap();
+    if has_webgpu {
+        assert_eq!(gpu.backend(), "webgpu");
+    }
     for viz in [&mut cpu, &mut gpu] {
         viz.start("My father likes drinking tea.".into())
             .await
