@@ -3,6 +3,7 @@ import { drawMatrix, sizeCanvas } from '../canvas.js';
 import { KINDS, KIND_TITLES, maskFor, matrixOffset, stackFor } from '../attention.js';
 
 export function createModelView(container, onSelect) {
+  const canvases = new Map(); // "kind/layer/head" → its thumbnail canvas
   function render(trace, selection) {
     const groups = KINDS.map((kind) => {
       const stack = stackFor(trace, kind);
@@ -43,9 +44,22 @@ export function createModelView(container, onSelect) {
           button.dataset.layer = l;
           button.dataset.head = h;
           if (selection.kind === kind && selection.layer === l && selection.head === h) button.classList.add('selected');
-          const canvas = document.createElement('canvas');
+          // Canvases are reused from the last redraw (creating 36 canvases per keystroke was
+          // most of this view's time).
+          const key = `${kind}/${l}/${h}`;
+          let canvas = canvases.get(key);
+          if (!canvas) {
+            canvas = document.createElement('canvas');
+            canvases.set(key, canvas);
+          }
           const scale = size / Math.max(stack.queries, stack.keys);
-          sizeCanvas(canvas, Math.max(4, Math.round(stack.keys * scale)), Math.max(4, Math.round(stack.queries * scale)));
+          const cssWidth = Math.max(4, Math.round(stack.keys * scale));
+          const cssHeight = Math.max(4, Math.round(stack.queries * scale));
+          const sized = `${cssWidth}x${cssHeight}@${window.devicePixelRatio || 1}`;
+          if (canvas.dataset.size !== sized) {
+            sizeCanvas(canvas, cssWidth, cssHeight);
+            canvas.dataset.size = sized;
+          }
           drawMatrix(canvas, {
             rows: stack.queries,
             cols: stack.keys,

@@ -2,8 +2,68 @@
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
 import { matrixOffset } from '../attention.js';
 import { hover } from '../bus.js';
+import { sizeCanvas } from '../canvas.js';
+import { hideTooltip, showTooltip } from '../tooltip.js';
+
+const BAR_HEIGHT = 32;
+const WORD_HEIGHT = 14;
+const WORD_FONT = '11px system-ui, sans-serif';
+
+// One slot per source token: as wide as its word (22–60 px), the same in every row.
+function barLayout(words) {
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = WORD_FONT;
+  let x = 0;
+  const slots = words.map((word) => {
+    const width = Math.min(60, Math.max(22, Math.ceil(ctx.measureText(word).width) + 4));
+    const slot = { x, width };
+    x += width + 2;
+    return slot;
+  });
+  const style = getComputedStyle(document.documentElement);
+  return {
+    slots,
+    width: Math.max(1, x - 2),
+    accent: style.getPropertyValue('--accent').trim() || '#ffb000',
+    muted: style.getPropertyValue('--muted').trim() || '#9aa3b2',
+  };
+}
+
+// A row's bars and words on one canvas: a long sentence is thousands of bars, which as DOM
+// elements took ~100 ms to build and lay out on every redraw.
+function drawBars(words, values, base, layout) {
+  const canvas = document.createElement('canvas');
+  canvas.className = 'bars';
+  const height = BAR_HEIGHT + WORD_HEIGHT;
+  const dpr = sizeCanvas(canvas, layout.width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const { accent, muted } = layout;
+  ctx.font = WORD_FONT;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'bottom';
+  layout.slots.forEach(({ x, width }, j) => {
+    const weight = values[base + j];
+    const h = Math.max(1, Math.round(weight * BAR_HEIGHT));
+    ctx.fillStyle = accent;
+    ctx.fillRect(x + (width - 14) / 2, BAR_HEIGHT - h, 14, h);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x, BAR_HEIGHT, width, WORD_HEIGHT);
+    ctx.clip();
+    ctx.fillStyle = muted;
+    ctx.fillText(words[j], x + width / 2, height);
+    ctx.restore();
+  });
+  return canvas;
+}
+
+function slotAt(layout, offsetX) {
+  return layout.slots.findIndex(({ x, width }) => offsetX >= x && offsetX < x + width + 2);
+}
 
 export function createStepper(container, onForce) {
+  let observer = null;
   function render(trace, selection) {
     const list = document.createElement('div');
     list.className = 'step-list';
@@ -11,6 +71,7 @@ export function createStepper(container, onForce) {
       const none = document.createElement('p');
       none.className = 'muted';
       none.textContent = 'Only the start token <s> so far. Press “Step ▶”.';
+      observer?.disconnect();
       container.replaceChildren(none);
       return;
     }
@@ -20,6 +81,45 @@ export function createStepper(container, onForce) {
     const caption = document.createElement('p');
     caption.className = 'muted';
     caption.textContent = `Bars: cross-attention of layer ${layer}, head ${head} (choose another layer or head above).`;
+    const layout = barLayout(trace.srcTokens);
+    observer?.disconnect();
+    observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          if (!entry.isIntersecting) continue;
+          const placeholder = entry.target;
+          observer.unobserve(placeholder);
+          const i = Number(placeholder.dataset.step);
+          const bars = drawBars(trace.srcTokens, cross.data, matrixOffset(cross, layer, head) + i * cross.keys, layout);
+          bars.dataset.step = i;
+          placeholder.replaceWith(bars);
+        }
+      },
+      { root: list, rootMargin: '200px 0px' },
+    );
+    // One set of listeners for every row's bars: which source word is under the pointer.
+    list.addEventListener('mousemove', (event) => {
+      const canvas = event.target.closest?.('canvas.bars');
+      if (!canvas) return;
+      const i = Number(canvas.dataset.step);
+      const j = slotAt(layout, event.offsetX);
+      if (j < 0) {
+        hideTooltip();
+        return;
+      }
+      const weight = cross.data[matrixOffset(cross, layer, head) + i * cross.keys + j];
+      showTooltip(event, `${trace.steps[i].token} looked at “${trace.srcTokens[j]}”: ${weight.toFixed(4)}`);
+      if (list.dataset.hoverSrc !== String(j)) {
+        list.dataset.hoverSrc = String(j);
+        hover({ side: 'src', index: j, from: 'stepper' });
+      }
+    });
+    list.addEventListener('mouseout', (event) => {
+      if (!event.target.closest?.('canvas.bars')) return;
+      delete list.dataset.hoverSrc;
+      hideTooltip();
+      hover(null);
+    });
     trace.steps.forEach((step, i) => {
       const row = document.createElement('div');
       row.className = 'step-row';
@@ -33,25 +133,15 @@ export function createStepper(container, onForce) {
       }
       token.addEventListener('mouseenter', () => hover({ side: 'tgt', index: i + 1, from: 'stepper' }));
       token.addEventListener('mouseleave', () => hover(null));
-      const bars = document.createElement('div');
-      bars.className = 'bars';
-      const base = matrixOffset(cross, layer, head) + i * cross.keys;
-      trace.srcTokens.forEach((word, j) => {
-        const weight = cross.data[base + j];
-        const bar = document.createElement('div');
-        bar.className = 'bar';
-        bar.title = `${step.token} looked at “${word}”: ${weight.toFixed(4)}`;
-        const fill = document.createElement('div');
-        fill.className = 'fill';
-        fill.style.height = `${Math.round(weight * 32)}px`;
-        const label = document.createElement('span');
-        label.className = 'word';
-        label.textContent = word;
-        bar.append(fill, label);
-        bar.addEventListener('mouseenter', () => hover({ side: 'src', index: j, from: 'stepper' }));
-        bar.addEventListener('mouseleave', () => hover(null));
-        bars.append(bar);
-      });
+      // The bars are drawn when the row scrolls into view (a long decode has up to max_len rows).
+      const placeholder = document.createElement('div');
+      placeholder.style.width = `${layout.width}px`;
+      placeholder.style.height = `${BAR_HEIGHT + WORD_HEIGHT}px`;
+      placeholder.dataset.step = i;
+      const scroll = document.createElement('div');
+      scroll.className = 'bars-scroll';
+      scroll.append(placeholder);
+      observer.observe(placeholder);
       const candidates = document.createElement('div');
       candidates.className = 'candidates';
       step.candidates.forEach((candidate) => {
@@ -64,7 +154,7 @@ export function createStepper(container, onForce) {
         button.addEventListener('click', () => onForce(i, candidate.id));
         candidates.append(button);
       });
-      row.append(token, bars, candidates);
+      row.append(token, scroll, candidates);
       list.append(row);
     });
     container.replaceChildren(caption, list);
