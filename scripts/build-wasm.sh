@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the two browser modules: pkg/cpu/ (burn's flex CPU backend only: small, loads first)
-# and pkg/webgpu/ (adds burn-wgpu; loaded only when WebGPU is used). Each is cargo (wasm32,
-# release) → wasm-bindgen --target web (CLI pinned to Cargo.lock's version) → wasm-opt (npm's
+# and pkg/webgpu/ (adds burn-wgpu; loaded only when WebGPU is used). Each is cargo (wasm32;
+# profile release for the CPU module, wasm-webgpu for the other) → wasm-bindgen --target web (CLI pinned to Cargo.lock's version) → wasm-opt (npm's
 # binaryen). Idempotent: a module whose cargo output did not change is not re-processed.
 #   WASM_OPT_LEVEL=-O1 (default; -Oz made the gzipped modules larger and took 6.6 min) | -Oz | none
 set -euo pipefail
@@ -13,13 +13,12 @@ ensure_wasm_bindgen
 ensure_npm
 
 level="${WASM_OPT_LEVEL:--O1}"
-# Cargo honours CARGO_TARGET_DIR (CI may keep one outside the clone).
-raw="${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/release/attnscope.wasm"
-
-build() { # build NAME CARGO_FEATURE_ARGS...
-  local name="$1"; shift
-  stage "cargo build (wasm32, release, $name)" \
-    cargo build --release --lib --target wasm32-unknown-unknown "$@"
+build() { # build NAME CARGO_PROFILE CARGO_FEATURE_ARGS...
+  local name="$1" profile="$2"; shift 2
+  stage "cargo build (wasm32, $profile, $name)" \
+    cargo build --profile "$profile" --lib --target wasm32-unknown-unknown "$@"
+  # Cargo honours CARGO_TARGET_DIR (CI may keep one outside the clone).
+  local raw="${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/$profile/attnscope.wasm"
   local stamp out="pkg/$name"
   stamp="$(sha256sum "$raw" | cut -d' ' -f1) $level"
   if [ -f "$out/attnscope_bg.wasm" ] && [ "$(cat "$out/.source-hash" 2>/dev/null)" = "$stamp" ]; then
@@ -51,8 +50,9 @@ JSON
 }
 
 mkdir -p pkg
-build cpu
-build webgpu --features webgpu
+build cpu release
+# Size-optimised with fat LTO (see [profile.wasm-webgpu] in Cargo.toml).
+build webgpu wasm-webgpu --features webgpu
 
 # The worker caches each module in the Cache API under its content hash.
 python3 - <<'PY'

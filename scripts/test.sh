@@ -24,9 +24,10 @@ run_stage "cargo test (native)" artifacts/cargo-test.log cargo test --release
 run_stage "wasm build" artifacts/wasm-build.log scripts/build-wasm.sh
 run_stage "clippy (wasm32)" artifacts/clippy-wasm.log \
   cargo clippy --release --lib --target wasm32-unknown-unknown --features webgpu -- -D warnings
+# Same profile as the WebGPU module, so its dependencies are built once.
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_TIMEOUT=300 \
   run_stage "wasm-bindgen-test (headless Chromium)" artifacts/wasm-test.log \
-  cargo test --release --target wasm32-unknown-unknown --features webgpu --test web
+  cargo test --profile wasm-webgpu --target wasm32-unknown-unknown --features webgpu --test web
 run_stage "browser tests (Playwright)" artifacts/browser-test.log \
   node --test --test-concurrency=1 tests/browser/
 

@@ -30,6 +30,7 @@ async function keyFlow(page, label) {
   await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 2);
   await page.click('#step-forward');
   await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 3);
+  await waitReady(page); // the views after the focused heatmap are drawn in later tasks
   assert.equal(await page.locator('#stepper .step-row').count(), 2);
   assert.ok((await page.locator('#stepper .step-row').first().locator('.candidate').count()) >= 2);
   await page.click('#step-back');
