@@ -77,6 +77,7 @@ async function realPage() {
   out.keystrokeToRedraw = await typeKeys(page, ' My father likes drinking tea and we eat noodles.', 400);
   out.longTasksWhileTyping = await page.evaluate(() => ({ count: window.__longTasks.length, maxMs: Math.max(0, ...window.__longTasks) }));
   // Burst typing (no pauses): long tasks only.
+  const input = page.locator('#source-input');
   await page.evaluate(() => { window.__longTasks.length = 0; });
   await input.pressSequentially(' and then some more words to type quickly without any pause at all', { delay: 0 });
   await page.waitForTimeout(1500);

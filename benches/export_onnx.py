@@ -20,6 +20,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+IR_VERSION = 10
 OPSET = 17
 
 
@@ -128,6 +129,8 @@ class Graph:
     def model(self, inputs, outputs, name):
         graph = helper.make_graph(self.nodes, name, inputs, outputs, list(self.inits.values()))
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="attnscope")
+        # onnx 1.23 writes IR version 14 by default; onnxruntime-web 1.30 reads at most 13.
+        model.ir_version = IR_VERSION
         onnx.checker.check_model(model)
         return model
 

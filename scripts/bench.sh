@@ -21,6 +21,6 @@ benches/.venv/bin/pip install -q -r benches/requirements.txt
 for model in en-zh date-iso; do
   stage "ONNX export + check ($model)" benches/.venv/bin/python benches/export_onnx.py "models/$model" "benches/out/$model"
 done
-stage "native: attnscope (burn flex)" bash -c 'cargo bench --bench native 2>/dev/null | tee benches/out/native.md'
-stage "native: onnxruntime" bash -c 'benches/.venv/bin/python benches/ort_native.py | tee benches/out/ort_native.md'
-stage "browser" bash -c 'node benches/browser.mjs en-zh | tee benches/out/browser.md'
+stage "native: attnscope (burn flex)" bash -c 'set -o pipefail; cargo bench --bench native 2>/dev/null | tee benches/out/native.md'
+stage "native: onnxruntime" bash -c 'set -o pipefail; benches/.venv/bin/python benches/ort_native.py | tee benches/out/ort_native.md'
+stage "browser" bash -c 'set -o pipefail; node benches/browser.mjs en-zh | tee benches/out/browser.md'

@@ -139,7 +139,9 @@ async fn webgpu_matches_the_cpu() {
     // Where the browser exposes WebGPU (headless Chromium here: SwiftShader), insist on it.
     let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
     let has_webgpu = Reflect::get(&navigator, &"gpu".into()).is_ok_and(|gpu| gpu.is_object());
-    let mut gpu = create(&EN_ZH, if has_webgpu { "webgpu" } else { "auto" }).await.unwrap();
+    let mut gpu = create(&EN_ZH, if has_webgpu { "webgpu" } else { "auto" })
+        .await
+        .unwrap();
     if has_webgpu {
         assert_eq!(gpu.backend(), "webgpu");
     }
