@@ -50,7 +50,9 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
   ctx.drawImage(cells, 0, 0, cols, rows, 0, 0, width, height);
   const cw = width / cols;
   const rh = height / rows;
-  if (mask) {
+  // Hatch masked cells where a cell is big enough to show it (thumbnails have 1–2 px cells:
+  // there the flat grey says it, and thousands of hatch strokes cost ~10 ms per redraw).
+  if (mask && cw >= 4 && rh >= 4) {
     ctx.save();
     ctx.strokeStyle = 'rgba(110, 110, 120, 0.9)';
     ctx.lineWidth = 1;

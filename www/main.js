@@ -150,11 +150,14 @@ function syncSelectors() {
   fillSelect($('head-select'), config.nHeads, selection.head);
 }
 
-// Each view's draw time shows in the browser's performance timeline (and the benchmarks).
+// Each view's draw time shows in the browser's performance timeline (and the benchmarks). The
+// timeline keeps user-timing entries until they are cleared, so a long session clears them.
+let measured = 0;
 function timed(name, draw) {
   const t0 = performance.now();
   draw();
   performance.measure(`render: ${name}`, { start: t0, end: performance.now() });
+  if (++measured % 1000 === 0) performance.clearMeasures();
 }
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -168,6 +171,16 @@ let renderTicket = 0;
  * drawing, or null when a newer redraw took over.
  */
 async function renderAll() {
+  try {
+    return await drawAll();
+  } catch (error) {
+    // A drawing bug must not leave the page half-drawn and silent.
+    showMessage(`Could not draw the views: ${error.message}`);
+    return null;
+  }
+}
+
+async function drawAll() {
   const ticket = ++renderTicket;
   const { trace, selection } = state;
   document.body.dataset.ready = 'false';
@@ -180,7 +193,9 @@ async function renderAll() {
   let busy = performance.now() - t0;
   if (trace) {
     const views = [
-      ['model view', () => modelView.render(trace, selection)],
+      ['model view: encoder', () => modelView.renderKind(trace, selection, 'encoderSelf')],
+      ['model view: decoder', () => modelView.renderKind(trace, selection, 'decoderSelf')],
+      ['model view: cross', () => modelView.renderKind(trace, selection, 'cross')],
       ['head view', () => headView.render(trace, selection)],
       ['stepper', () => stepper.render(trace, selection)],
       ['masks', () => masks.render(trace, null)],

@@ -4,8 +4,15 @@ import { KINDS, KIND_TITLES, maskFor, matrixOffset, stackFor } from '../attentio
 
 export function createModelView(container, onSelect) {
   const canvases = new Map(); // "kind/layer/head" → its thumbnail canvas
-  function render(trace, selection) {
-    const groups = KINDS.map((kind) => {
+  const grid = document.createElement('div');
+  grid.className = 'grid-kinds';
+  const slots = new Map(KINDS.map((kind) => [kind, document.createElement('div')]));
+  grid.append(...slots.values());
+  container.replaceChildren(grid);
+
+  // One kind's thumbnails (the page draws the three kinds in separate tasks).
+  function renderKind(trace, selection, kind) {
+    const wrap = (() => {
       const stack = stackFor(trace, kind);
       const wrap = document.createElement('div');
       const title = document.createElement('h3');
@@ -73,11 +80,12 @@ export function createModelView(container, onSelect) {
         }
       }
       return wrap;
-    });
-    const wrap = document.createElement('div');
-    wrap.className = 'grid-kinds';
-    wrap.append(...groups);
-    container.replaceChildren(wrap);
+    })();
+    slots.get(kind).replaceChildren(wrap);
   }
-  return { render };
+
+  function render(trace, selection) {
+    for (const kind of KINDS) renderKind(trace, selection, kind);
+  }
+  return { render, renderKind };
 }
