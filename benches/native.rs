@@ -54,6 +54,19 @@ fn time(mut f: impl FnMut()) -> (f64, f64) {
     )
 }
 
+/// One cached step at the last position (back one step, step again) and a full re-decode of the
+/// whole output so far: (median, p95) ms each.
+fn step_and_redecode(session: &mut Session) -> ((f64, f64), (f64, f64)) {
+    let step = time(|| {
+        session.back().unwrap();
+        block_on(session.step()).unwrap();
+    });
+    let full = time(|| {
+        block_on(session.recompute_decoder()).unwrap();
+    });
+    (step, full)
+}
+
 fn main() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     println!("| model | src tokens | out tokens | encode ms (median/p95) | one step ms | greedy decode ms | full re-decode ms | step / re-decode |");
@@ -75,14 +88,7 @@ fn main() {
                 block_on(session.translate(&text)).unwrap();
             });
             let out = session.trace().unwrap().steps.len();
-            // One cached step at the last position: back one step, step again.
-            let step = time(|| {
-                session.back().unwrap();
-                block_on(session.step()).unwrap();
-            });
-            let full = time(|| {
-                block_on(session.recompute_decoder()).unwrap();
-            });
+            let (step, full) = step_and_redecode(&mut session);
             println!(
                 "| {model} | {n} | {out} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.3} |",
                 encode.0, encode.1, step.0, step.1, greedy.0, greedy.1, full.0, full.1, step.0 / full.0
@@ -101,13 +107,7 @@ fn main() {
         let ids: Vec<u32> = (0..prefix_len as u32).map(|i| 4 + i % 10).collect();
         block_on(session.set_prefix_ids(&ids)).unwrap();
         block_on(session.step()).unwrap();
-        let step = time(|| {
-            session.back().unwrap();
-            block_on(session.step()).unwrap();
-        });
-        let full = time(|| {
-            block_on(session.recompute_decoder()).unwrap();
-        });
+        let (step, full) = step_and_redecode(&mut session);
         println!(
             "| {model} | {} tokens | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} |",
             prefix_len + 1,

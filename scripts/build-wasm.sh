@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the two browser modules: pkg/cpu/ (burn's flex CPU backend only: small, loads first)
 # and pkg/webgpu/ (adds burn-wgpu; loaded only when WebGPU is used). Each is cargo (wasm32;
-# profile release for the CPU module, wasm-webgpu for the other) → wasm-bindgen --target web (CLI pinned to Cargo.lock's version) → wasm-opt (npm's
-# binaryen). Idempotent: a module whose cargo output did not change is not re-processed.
+# profile release for the CPU module, wasm-webgpu for the other) → wasm-bindgen --target web
+# (CLI pinned to Cargo.lock's version) → wasm-opt (npm's binaryen). Idempotent: a module whose
+# cargo output did not change is not re-processed.
 #   WASM_OPT_LEVEL=-O1 (default; -Oz made the gzipped modules larger and took 6.6 min) | -Oz | none
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"

@@ -8,7 +8,7 @@ import { createStepper } from './views/stepper.js';
 import { createPipeline } from './views/pipeline.js';
 import { createMasks } from './views/masks.js';
 import { createPositional } from './views/positional.js';
-import { stackFor } from './attention.js';
+import { KINDS, stackFor } from './attention.js';
 
 const $ = (id) => document.getElementById(id);
 const DEBOUNCE_MS = 150;
@@ -23,7 +23,6 @@ const state = {
   shownGeneration: 0,
   playing: false,
   firstHeatmapMs: null,
-  lastRenderMs: null,
   redraws: [],
   backend: 'cpu',
 };
@@ -152,12 +151,15 @@ function syncSelectors() {
 
 // Each view's draw time shows in the browser's performance timeline (and the benchmarks). The
 // timeline keeps user-timing entries until they are cleared, so a long session clears them.
+// Returns the milliseconds spent.
 let measured = 0;
 function timed(name, draw) {
   const t0 = performance.now();
   draw();
-  performance.measure(`render: ${name}`, { start: t0, end: performance.now() });
+  const t1 = performance.now();
+  performance.measure(`render: ${name}`, { start: t0, end: t1 });
   if (++measured % 1000 === 0) performance.clearMeasures();
+  return t1 - t0;
 }
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -184,18 +186,16 @@ async function drawAll() {
   const ticket = ++renderTicket;
   const { trace, selection } = state;
   document.body.dataset.ready = 'false';
-  let t0 = performance.now();
-  tokens.render(trace);
-  syncSelectors();
-  if (trace) timed('focus', () => focus.render(trace, selection));
-  renderTruncation(trace);
-  renderStepButtons();
-  let busy = performance.now() - t0;
+  let busy = timed('tokens, focus, buttons', () => {
+    tokens.render(trace);
+    syncSelectors();
+    if (trace) focus.render(trace, selection);
+    renderTruncation(trace);
+    renderStepButtons();
+  });
   if (trace) {
     const views = [
-      ['model view: encoder', () => modelView.renderKind(trace, selection, 'encoderSelf')],
-      ['model view: decoder', () => modelView.renderKind(trace, selection, 'decoderSelf')],
-      ['model view: cross', () => modelView.renderKind(trace, selection, 'cross')],
+      ...KINDS.map((kind) => [`model view: ${kind}`, () => modelView.renderKind(trace, selection, kind)]),
       ['head view', () => headView.render(trace, selection)],
       ['stepper', () => stepper.render(trace, selection)],
       ['masks', () => masks.render(trace, null)],
@@ -203,12 +203,9 @@ async function drawAll() {
     for (const [name, draw] of views) {
       await nextTask();
       if (ticket !== renderTicket) return null;
-      t0 = performance.now();
-      timed(name, draw);
-      busy += performance.now() - t0;
+      busy += timed(name, draw);
     }
   }
-  state.lastRenderMs = busy;
   document.body.dataset.ready = trace ? 'true' : 'false';
   document.body.dataset.output = trace ? trace.output : '';
   document.body.dataset.generation = String(state.shownGeneration);

@@ -82,6 +82,7 @@ export function createStepper(container, onForce) {
     caption.className = 'muted';
     caption.textContent = `Bars: cross-attention of layer ${layer}, head ${head} (choose another layer or head above).`;
     const layout = barLayout(trace.srcTokens);
+    const rowOffset = (i) => matrixOffset(cross, layer, head) + i * cross.keys; // step i's row
     observer?.disconnect();
     observer = new IntersectionObserver(
       (entries) => {
@@ -90,7 +91,7 @@ export function createStepper(container, onForce) {
           const placeholder = entry.target;
           observer.unobserve(placeholder);
           const i = Number(placeholder.dataset.step);
-          const bars = drawBars(trace.srcTokens, cross.data, matrixOffset(cross, layer, head) + i * cross.keys, layout);
+          const bars = drawBars(trace.srcTokens, cross.data, rowOffset(i), layout);
           bars.dataset.step = i;
           placeholder.replaceWith(bars);
         }
@@ -107,7 +108,7 @@ export function createStepper(container, onForce) {
         hideTooltip();
         return;
       }
-      const weight = cross.data[matrixOffset(cross, layer, head) + i * cross.keys + j];
+      const weight = cross.data[rowOffset(i) + j];
       showTooltip(event, `${trace.steps[i].token} looked at “${trace.srcTokens[j]}”: ${weight.toFixed(4)}`);
       if (list.dataset.hoverSrc !== String(j)) {
         list.dataset.hoverSrc = String(j);
