@@ -80,7 +80,7 @@ fn main() {
             }
             let text = sentence(model, n);
             let source = block_on(session.start(&text)).unwrap();
-            assert_eq!(source.ids.len(), n, "sentence length");
+            assert_eq!(source.src_ids.len(), n, "sentence length");
             let encode = time(|| {
                 block_on(session.start(&text)).unwrap();
             });

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::folder::ModelFolder;
 use crate::recipes::{self, RecipeOptions};
 use crate::sampling::Sampling;
+use crate::session::{Answer, Focus, HeadStages};
 use crate::trace::AttentionKind;
 use crate::{block_on, Error, Result, Session};
 
@@ -52,14 +53,20 @@ enum Command {
     Trace {
         #[command(flatten)]
         decode: Decode,
-        /// Print the whole trace as JSON (see README, "Trace JSON").
+        /// Print the answer as JSON: `{"trace": …, "stages": …}` (see README, "Trace JSON").
         #[arg(long)]
         json: bool,
-        /// Also give one head's pipeline (raw QKᵀ → scaled → masked → softmax, and without the
+        /// Also give one head's stages (raw QKᵀ → scaled → masked → softmax, and without the
         /// scaling, with per-head entropy), as `KIND:LAYER:HEAD`, KIND one of encoderSelf,
-        /// decoderSelf, cross. In JSON it is the field `pipeline`.
+        /// decoderSelf, cross. In JSON it is the field `stages`.
         #[arg(long, value_name = "KIND:LAYER:HEAD")]
-        pipeline: Option<String>,
+        stages: Option<String>,
+    },
+    /// Print the model's positional-encoding table and its PE(t)·PE(t+Δ) curves as JSON.
+    Positional {
+        /// Model folder.
+        #[arg(long, default_value = "models/en-zh")]
+        model: PathBuf,
     },
     /// Train one of the shipped models from scratch.
     Train {
@@ -105,14 +112,14 @@ fn session(decode: &Decode) -> Result<Session> {
     Ok(session)
 }
 
-fn decode(session: &mut Session, decode: &Decode) -> Result<crate::Trace> {
+fn decode(session: &mut Session, decode: &Decode) -> Result<()> {
     block_on(async {
         session.start(&decode.text).await?;
         if let Some(prefix) = &decode.prefix {
             session.set_prefix(prefix).await?;
         }
         session.run_to_end().await?;
-        session.trace()
+        Ok(())
     })
 }
 
@@ -162,14 +169,10 @@ fn print_trace(trace: &crate::Trace) {
     }
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Result<serde_json::Value> {
-    serde_json::to_value(value).map_err(|e| Error::Backend(e.to_string()))
-}
-
-/// `cross:1:2` → (Cross, 1, 2).
-fn parse_pipeline(spec: &str) -> Result<(AttentionKind, usize, usize)> {
+/// `cross:1:2` → the focus (Cross, 1, 2).
+fn parse_focus(spec: &str) -> Result<Focus> {
     let bad = || {
-        Error::Usage(format!("--pipeline {spec:?}: expected KIND:LAYER:HEAD, KIND one of encoderSelf, decoderSelf, cross"))
+        Error::Usage(format!("--stages {spec:?}: expected KIND:LAYER:HEAD, KIND one of encoderSelf, decoderSelf, cross"))
     };
     let mut parts = spec.split(':');
     let kind = parts
@@ -178,14 +181,15 @@ fn parse_pipeline(spec: &str) -> Result<(AttentionKind, usize, usize)> {
         .ok_or_else(bad)?;
     let layer = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
     let head = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-    Ok((kind, layer, head))
+    Ok(Focus { kind, layer, head })
 }
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Translate(args) => {
             let mut session = session(&args)?;
-            let trace = decode(&mut session, &args)?;
+            decode(&mut session, &args)?;
+            let trace = session.trace()?;
             if let Some(cut) = &trace.truncation {
                 eprintln!(
                     "note: the input was cut to {} of {} tokens",
@@ -197,48 +201,33 @@ fn run(cli: Cli) -> Result<()> {
         Command::Trace {
             decode: args,
             json,
-            pipeline,
+            stages,
         } => {
             let mut session = session(&args)?;
-            let trace = decode(&mut session, &args)?;
-            let pipeline = match pipeline {
-                Some(spec) => {
-                    let (kind, layer, head) = parse_pipeline(&spec)?;
-                    Some(block_on(session.pipeline(kind, layer, head))?)
-                }
+            decode(&mut session, &args)?;
+            let stages = match stages {
+                Some(spec) => block_on(session.stages(parse_focus(&spec)?))?,
                 None => None,
             };
+            let trace = session.trace()?;
             if json {
-                let mut value = to_json(&trace)?;
-                if let (Some(p), Some(map)) = (&pipeline, value.as_object_mut()) {
-                    map.insert("pipeline".into(), to_json(p)?);
-                }
-                println!("{value}");
+                let answer = Answer { trace, stages };
+                let text =
+                    serde_json::to_string(&answer).map_err(|e| Error::Json(e.to_string()))?;
+                println!("{text}");
             } else {
-                print_trace(&trace);
-                if let Some(p) = pipeline {
-                    println!(
-                        "\npipeline of {:?} layer {} head {} (d_k = {}):",
-                        p.kind, p.layer, p.head, p.d_k
-                    );
-                    for (name, values) in [
-                        ("raw QKᵀ", &p.raw),
-                        ("scaled", &p.scaled),
-                        ("softmax", &p.softmax),
-                        ("softmax without scaling", &p.unscaled_softmax),
-                    ] {
-                        println!("{name}:");
-                        for row in values.chunks(p.keys.max(1)) {
-                            println!(
-                                "  {}",
-                                row.iter().map(|v| format!("{v:>9.4}")).collect::<String>()
-                            );
-                        }
-                    }
-                    println!("entropy per head (nats): {:?}", p.entropy);
-                    println!("without scaling:         {:?}", p.unscaled_entropy);
+                print_trace(trace);
+                if let Some(stages) = stages {
+                    print_stages(&stages);
                 }
             }
+        }
+        Command::Positional { model } => {
+            let folder = ModelFolder::read(&model)?;
+            let session = Session::load(folder.files(), Device::flex())?;
+            let view = session.positional().view();
+            let text = serde_json::to_string(&view).map_err(|e| Error::Json(e.to_string()))?;
+            println!("{text}");
         }
         Command::Train {
             recipe,
@@ -258,15 +247,14 @@ fn run(cli: Cli) -> Result<()> {
                 "date-iso" => recipes::build_date_iso(&out, &options)?,
                 "en-zh" => recipes::build_en_zh(&data, &out, &options)?,
                 other => {
-                    return Err(Error::Training(format!(
+                    return Err(Error::Usage(format!(
                         "unknown recipe {other:?}: use date-iso or en-zh"
                     )))
                 }
             };
             println!(
                 "{}",
-                serde_json::to_string_pretty(&metrics)
-                    .map_err(|e| Error::Training(e.to_string()))?
+                serde_json::to_string_pretty(&metrics).map_err(|e| Error::Json(e.to_string()))?
             );
         }
         Command::Eval { model, data } => {
@@ -277,12 +265,32 @@ fn run(cli: Cli) -> Result<()> {
             let metrics = recipes::evaluate(&model, &heldout)?;
             println!(
                 "{}",
-                serde_json::to_string_pretty(&metrics)
-                    .map_err(|e| Error::Training(e.to_string()))?
+                serde_json::to_string_pretty(&metrics).map_err(|e| Error::Json(e.to_string()))?
             );
         }
     }
     Ok(())
+}
+
+fn print_stages(p: &HeadStages) {
+    println!(
+        "\nstages of {:?} layer {} head {} (d_k = {}):",
+        p.kind, p.layer, p.head, p.d_k
+    );
+    for (name, values) in [
+        ("raw QKᵀ", &p.raw),
+        ("scaled", &p.scaled),
+        ("softmax", &p.softmax),
+        ("softmax without scaling", &p.unscaled_softmax),
+    ] {
+        println!("{name}:");
+        for row in values.chunks(p.keys.max(1)) {
+            let row: String = row.iter().map(|v| format!("{v:>9.4}")).collect();
+            println!("  {row}");
+        }
+    }
+    println!("entropy per head (nats): {:?}", p.entropy);
+    println!("without scaling:         {:?}", p.unscaled_entropy);
 }
 
 /// Parse the arguments, run, print errors as one line.

@@ -35,8 +35,8 @@ pub struct ModelConfig {
     pub d_ff: usize,
     /// Longest sequence, source or target, including special tokens: rows of the PE table.
     pub max_len: usize,
-    /// `true`: pre-norm, `x + sublayer(norm(x))` with a final norm per stack (seed 000).
-    /// `false`: post-norm, `norm(x + sublayer(x))` as in the paper (seed 004).
+    /// `true`: pre-norm, `x + sublayer(norm(x))` with a final norm per stack.
+    /// `false`: post-norm, `norm(x + sublayer(x))` as in the paper.
     pub norm_first: bool,
     /// Source vocabulary size (rows of `src_embed.weight`).
     pub src_vocab_size: usize,
@@ -51,7 +51,7 @@ pub struct ModelConfig {
     /// Dropout used in training only (inference ignores it).
     #[serde(default = "default_dropout")]
     pub dropout: f64,
-    /// Value written into masked attention scores before softmax (seed: -1e9).
+    /// Value written into masked attention scores before softmax (default −1e9).
     #[serde(default = "default_mask_value")]
     pub mask_value: f64,
     /// Id of `<pad>` in both vocabularies.
@@ -90,13 +90,39 @@ fn default_mask_value() -> f64 {
     -1e9
 }
 fn default_unk() -> u32 {
-    1
+    SpecialIds::default().unk
 }
 fn default_bos() -> u32 {
-    2
+    SpecialIds::default().bos
 }
 fn default_eos() -> u32 {
-    3
+    SpecialIds::default().eos
+}
+
+/// The ids of the special tokens `<pad>`, `<unk>`, `<s>`, `</s>`. The config owns them; the
+/// tokenizers are checked against them when a model loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecialIds {
+    /// `<pad>`.
+    pub pad: u32,
+    /// `<unk>`.
+    pub unk: u32,
+    /// `<s>`.
+    pub bos: u32,
+    /// `</s>`.
+    pub eos: u32,
+}
+
+impl Default for SpecialIds {
+    /// The ids new tokenizers give the special tokens: 0, 1, 2, 3.
+    fn default() -> Self {
+        Self {
+            pad: 0,
+            unk: 1,
+            bos: 2,
+            eos: 3,
+        }
+    }
 }
 fn default_space() -> String {
     " ".into()
@@ -121,10 +147,10 @@ impl ModelConfig {
             embed_scale: true,
             dropout: 0.1,
             mask_value: -1e9,
-            pad_id: 0,
-            unk_id: 1,
-            bos_id: 2,
-            eos_id: 3,
+            pad_id: SpecialIds::default().pad,
+            unk_id: SpecialIds::default().unk,
+            bos_id: SpecialIds::default().bos,
+            eos_id: SpecialIds::default().eos,
             tgt_joiner: String::new(),
             src_joiner: " ".into(),
             example: "I love eating apples.".into(),
@@ -149,14 +175,29 @@ impl ModelConfig {
             embed_scale: true,
             dropout: 0.05,
             mask_value: -1e9,
-            pad_id: 0,
-            unk_id: 1,
-            bos_id: 2,
-            eos_id: 3,
+            pad_id: SpecialIds::default().pad,
+            unk_id: SpecialIds::default().unk,
+            bos_id: SpecialIds::default().bos,
+            eos_id: SpecialIds::default().eos,
             tgt_joiner: String::new(),
             src_joiner: String::new(),
             example: "Friday, the 29th of August 1958".into(),
         }
+    }
+
+    /// The special-token ids.
+    pub fn special_ids(&self) -> SpecialIds {
+        SpecialIds {
+            pad: self.pad_id,
+            unk: self.unk_id,
+            bos: self.bos_id,
+            eos: self.eos_id,
+        }
+    }
+
+    /// Target ids a translation never contains, so decoding never chooses them: `<pad>`, `<s>`.
+    pub fn never_generated(&self) -> [u32; 2] {
+        [self.pad_id, self.bos_id]
     }
 
     /// d_k, the width of one head's queries and keys.
@@ -174,7 +215,7 @@ impl ModelConfig {
 
     /// Serialize as pretty JSON.
     pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string_pretty(self).map_err(|e| Error::ConfigParse(e.to_string()))
+        serde_json::to_string_pretty(self).map_err(|e| Error::Json(e.to_string()))
     }
 
     /// Check every field against the ranges this program accepts.

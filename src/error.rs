@@ -5,6 +5,14 @@ use thiserror::Error;
 /// Everything that can go wrong in attnscope, from a corrupt model file to a finished decode.
 #[derive(Debug, Error)]
 pub enum Error {
+    /// A model file that must be text is not UTF-8.
+    #[error("{file} is not UTF-8 text: {message}")]
+    NotUtf8 {
+        /// Which file.
+        file: &'static str,
+        /// Where the bad bytes are.
+        message: String,
+    },
     /// `config.json` is not valid JSON or lacks a field.
     #[error("config.json is not a valid model config: {0}")]
     ConfigParse(String),
@@ -101,9 +109,18 @@ pub enum Error {
     /// The compute backend failed (device lost, readback error).
     #[error("the compute backend failed: {0}")]
     Backend(String),
-    /// A command-line argument that cannot be used.
+    /// WebGPU was asked for and cannot be used here.
+    #[error("WebGPU is not available here: {0}")]
+    WebGpuUnavailable(String),
+    /// An argument (command line or page) that cannot be used.
     #[error("{0}")]
     Usage(String),
+    /// A value could not be written as JSON.
+    #[error("cannot write JSON: {0}")]
+    Json(String),
+    /// Something this program guarantees did not hold: a bug, reported instead of a panic.
+    #[error("internal error: {0}")]
+    Invariant(&'static str),
     /// Training data or settings problem.
     #[error("training: {0}")]
     Training(String),

@@ -1,12 +1,110 @@
-//! Reading and writing a model folder: `config.json`, `model.safetensors`,
-//! `src_tokenizer.json`, `tgt_tokenizer.json` (native only).
+//! A model folder: its file names (written here once), reading it from disk (native), and
+//! loading it — every file validated — into a model on a device.
 
-use std::path::Path;
+use burn::tensor::Device;
 
+use crate::config::ModelConfig;
 use crate::error::{Error, Result};
-use crate::session::ModelFiles;
+use crate::model::Transformer;
+use crate::positional::PositionalTable;
+use crate::tokenizer::TextTokenizer;
+use crate::weights::load_model;
 
-/// The four files of a model folder, read into memory.
+/// The name of each file of a model folder. Everything else (the CLI, the page's worker through
+/// the wasm module, the tests) takes the names from here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileNames {
+    /// The hyper-parameters.
+    pub config: &'static str,
+    /// The weights.
+    pub weights: &'static str,
+    /// The source tokenizer (HF `tokenizers` JSON).
+    pub src_tokenizer: &'static str,
+    /// The target tokenizer.
+    pub tgt_tokenizer: &'static str,
+}
+
+/// The file names of a model folder.
+pub const FILE_NAMES: FileNames = FileNames {
+    config: "config.json",
+    weights: "model.safetensors",
+    src_tokenizer: "src_tokenizer.json",
+    tgt_tokenizer: "tgt_tokenizer.json",
+};
+
+/// The files of a model folder, as bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelFiles<'a> {
+    /// `config.json`.
+    pub config: &'a [u8],
+    /// `model.safetensors`.
+    pub weights: &'a [u8],
+    /// `src_tokenizer.json`.
+    pub src_tokenizer: &'a [u8],
+    /// `tgt_tokenizer.json`.
+    pub tgt_tokenizer: &'a [u8],
+}
+
+/// A loaded model ready to run.
+#[derive(Clone, Debug)]
+pub struct LoadedModel {
+    /// Hyper-parameters.
+    pub config: ModelConfig,
+    /// Weights on the device.
+    pub model: Transformer,
+    /// The positional-encoding table the model adds to its embeddings.
+    pub positional: PositionalTable,
+    /// Source tokenizer.
+    pub src_tokenizer: TextTokenizer,
+    /// Target tokenizer.
+    pub tgt_tokenizer: TextTokenizer,
+}
+
+impl LoadedModel {
+    /// Validate and load every file; any problem is a typed error, never a panic.
+    pub fn load(files: ModelFiles<'_>, device: &Device) -> Result<Self> {
+        let text = std::str::from_utf8(files.config).map_err(|e| Error::NotUtf8 {
+            file: FILE_NAMES.config,
+            message: e.to_string(),
+        })?;
+        let config = ModelConfig::from_json(text)?;
+        let src_tokenizer = TextTokenizer::from_bytes(
+            files.src_tokenizer,
+            FILE_NAMES.src_tokenizer,
+            config.special_ids(),
+        )?;
+        let tgt_tokenizer = TextTokenizer::from_bytes(
+            files.tgt_tokenizer,
+            FILE_NAMES.tgt_tokenizer,
+            config.special_ids(),
+        )?;
+        for (side, tokenizer, size) in [
+            ("source", &src_tokenizer, config.src_vocab_size),
+            ("target", &tgt_tokenizer, config.tgt_vocab_size),
+        ] {
+            if tokenizer.vocab_size() != size {
+                return Err(Error::TokenizerMismatch(format!(
+                    "the {side} tokenizer has {} tokens, {} says {size}",
+                    tokenizer.vocab_size(),
+                    FILE_NAMES.config
+                )));
+            }
+        }
+        let positional = PositionalTable::new(&config);
+        let model = load_model(&config, &positional, files.weights, device)?;
+        Ok(Self {
+            config,
+            model,
+            positional,
+            src_tokenizer,
+            tgt_tokenizer,
+        })
+    }
+}
+
+/// The four files of a model folder, read into memory (native only).
+#[cfg(not(target_arch = "wasm32"))]
 #[derive(Clone, Debug)]
 pub struct ModelFolder {
     /// `config.json`.
@@ -19,41 +117,44 @@ pub struct ModelFolder {
     pub tgt_tokenizer: Vec<u8>,
 }
 
-/// Names of the files, in the order of [`ModelFolder`]'s fields.
-pub const FILES: [&str; 4] = [
-    "config.json",
-    "model.safetensors",
-    "src_tokenizer.json",
-    "tgt_tokenizer.json",
-];
-
-fn read(dir: &Path, name: &str) -> Result<Vec<u8>> {
-    let path = dir.join(name);
-    std::fs::read(&path).map_err(|e| Error::Io {
+#[cfg(not(target_arch = "wasm32"))]
+fn io_error(path: &std::path::Path, error: std::io::Error) -> Error {
+    Error::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
-    })
+        message: error.to_string(),
+    }
 }
 
-/// Write one file, creating the folder.
-pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
-    let io = |e: std::io::Error| Error::Io {
-        path: dir.join(name).display().to_string(),
-        message: e.to_string(),
-    };
-    std::fs::create_dir_all(dir).map_err(io)?;
-    std::fs::write(dir.join(name), bytes).map_err(io)
+/// Write one file, creating the folder (native only).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).map_err(|e| io_error(&path, e))
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl ModelFolder {
     /// Read the four files.
-    pub fn read(dir: &Path) -> Result<Self> {
+    pub fn read(dir: &std::path::Path) -> Result<Self> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|e| io_error(&path, e))
+        };
         Ok(Self {
-            config: read(dir, FILES[0])?,
-            weights: read(dir, FILES[1])?,
-            src_tokenizer: read(dir, FILES[2])?,
-            tgt_tokenizer: read(dir, FILES[3])?,
+            config: read(FILE_NAMES.config)?,
+            weights: read(FILE_NAMES.weights)?,
+            src_tokenizer: read(FILE_NAMES.src_tokenizer)?,
+            tgt_tokenizer: read(FILE_NAMES.tgt_tokenizer)?,
         })
+    }
+
+    /// Write the four files into `dir`.
+    pub fn write(&self, dir: &std::path::Path) -> Result<()> {
+        write(dir, FILE_NAMES.config, &self.config)?;
+        write(dir, FILE_NAMES.weights, &self.weights)?;
+        write(dir, FILE_NAMES.src_tokenizer, &self.src_tokenizer)?;
+        write(dir, FILE_NAMES.tgt_tokenizer, &self.tgt_tokenizer)
     }
 
     /// Borrow as [`ModelFiles`].

@@ -1,11 +1,14 @@
 //! attnscope: an encoder-decoder Transformer you can watch think.
 //!
 //! Layers, in one direction of dependency:
-//! `model` (burn modules) → `session` (tokenizers, device, step-by-step decoding, the trace)
-//! → `wasm` (the `#[wasm_bindgen]` boundary). The model knows nothing of wasm.
+//! `model` (burn modules) → `folder` (validated loading) → `session` (tokenizers, device,
+//! step-by-step decoding, the growing trace) → `wasm` (the `#[wasm_bindgen]` boundary).
+//! The model knows nothing of wasm.
 
 pub mod config;
 pub mod error;
+pub mod folder;
+pub mod masks;
 pub mod model;
 pub mod positional;
 pub mod sampling;
@@ -18,15 +21,14 @@ pub mod weights;
 
 pub use config::ModelConfig;
 pub use error::{Error, Result};
-pub use session::{LoadedModel, ModelFiles, Session, StepResult};
-pub use trace::{AttentionKind, AttentionStack, Pipeline, Trace};
+pub use folder::{LoadedModel, ModelFiles, FILE_NAMES};
+pub use session::{Focus, HeadStages, Session};
+pub use trace::{AttentionKind, AttentionStack, Trace};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod data;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod folder;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod recipes;
 #[cfg(not(target_arch = "wasm32"))]

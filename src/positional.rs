@@ -4,6 +4,68 @@
 //! Low dimensions turn fast, high dimensions slowly; and since
 //! sin(a)sin(b) + cos(a)cos(b) = cos(a − b), the dot product PE(t)·PE(t+Δ) depends on Δ alone.
 
+use serde::Serialize;
+
+use crate::config::ModelConfig;
+use crate::trace::Floats;
+
+/// A model's positional-encoding table, computed once when the model is built or loaded; the
+/// model adds it to the embeddings and the page draws it.
+///
+/// # Shapes
+/// `values` is row-major `[rows, cols]` = `[max_len, d_model]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionalTable {
+    /// `max_len`.
+    pub rows: usize,
+    /// `d_model`.
+    pub cols: usize,
+    /// The table.
+    pub values: Vec<f32>,
+}
+
+/// What the page's positional view draws: the table and PE(t)·PE(t+Δ) for a few t.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PositionalView {
+    /// `max_len`.
+    pub rows: usize,
+    /// `d_model`.
+    pub cols: usize,
+    /// The table, row-major `[rows, cols]`.
+    pub table: Floats,
+    /// The start positions t of the curves.
+    pub starts: Vec<usize>,
+    /// `[starts][Δ]`: PE(t)·PE(t+Δ) for Δ up to `rows / 2`.
+    pub dot_products: Vec<Vec<f32>>,
+}
+
+/// Start positions of the dot-product curves the page shows.
+const CURVE_STARTS: [usize; 4] = [0, 5, 10, 20];
+
+impl PositionalTable {
+    /// The sinusoidal table for `config`'s `max_len` and `d_model`.
+    pub fn new(config: &ModelConfig) -> Self {
+        Self {
+            rows: config.max_len,
+            cols: config.d_model,
+            values: sinusoidal_table(config.max_len, config.d_model),
+        }
+    }
+
+    /// The table and its dot-product curves, for the page.
+    pub fn view(&self) -> PositionalView {
+        let starts = CURVE_STARTS.to_vec();
+        PositionalView {
+            rows: self.rows,
+            cols: self.cols,
+            table: Floats(self.values.clone()),
+            dot_products: relative_dot_products(&self.values, self.cols, &starts, self.rows / 2),
+            starts,
+        }
+    }
+}
+
 /// The PE table as a row-major `[max_len, d_model]` vector.
 ///
 /// # Shapes

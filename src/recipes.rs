@@ -13,8 +13,8 @@ use serde::Serialize;
 use crate::config::ModelConfig;
 use crate::data::{dates, en_zh, metrics, read_tsv, split_holdout, Pair};
 use crate::error::{Error, Result};
+use crate::folder::LoadedModel;
 use crate::folder::{write, ModelFolder};
-use crate::session::LoadedModel;
 use crate::tokenizer::{build_tokenizer, Granularity, TextTokenizer};
 use crate::train::{greedy_decode, ids_to_text, tokenize_pairs, train, TrainOptions};
 use crate::weights::save_weights;
@@ -25,8 +25,8 @@ pub const DATE_HELDOUT_SEED: u64 = 1001;
 pub const DATE_HELDOUT_SIZE: usize = 1000;
 /// Seed of the en-zh 95/5 split.
 pub const EN_ZH_SPLIT_SEED: u64 = 7;
-/// The seeds' example.
-pub const SEED_SENTENCE: &str = "I love eating apples.";
+/// The running example: the sentence the page opens with.
+pub const EXAMPLE_SENTENCE: &str = "I love eating apples.";
 
 /// Knobs a person may turn when rebuilding a model; the defaults are the shipped recipe.
 #[derive(Clone, Debug)]
@@ -61,9 +61,9 @@ pub struct Metrics {
     pub parameters: usize,
     /// A few held-out examples: (input, expected, produced).
     pub examples: Vec<(String, String, String)>,
-    /// The seed sentence's translation (en-zh only).
+    /// The example sentence's translation (en-zh only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed_sentence: Option<String>,
+    pub example_sentence: Option<String>,
 }
 
 /// The held-out date pairs.
@@ -82,7 +82,7 @@ pub fn en_zh_data(data_dir: &Path) -> Result<(Vec<Pair>, Vec<Pair>)> {
     let hsk = read_tsv(&data_dir.join("hsk.tsv"), "en", "zh")?;
     let hsk: Vec<Pair> = hsk
         .into_iter()
-        .filter(|p| !en_zh::is_seed_sentence(&p.source))
+        .filter(|p| !en_zh::is_example_sentence(&p.source))
         .collect();
     let (mut train, heldout) = split_holdout(hsk, 0.05, EN_ZH_SPLIT_SEED);
     let glosses = read_tsv(&data_dir.join("glosses.tsv"), "en", "zh")?;
@@ -188,15 +188,17 @@ fn build(
     let mut model = train(config, &examples, options, &mut log)?;
     let train_seconds = started.elapsed().as_secs_f64();
     drop(log);
-    write(out, "config.json", config.to_json()?.as_bytes())?;
-    write(out, "model.safetensors", &save_weights(&mut model, true)?)?;
-    write(out, "src_tokenizer.json", src.to_json()?.as_bytes())?;
-    write(out, "tgt_tokenizer.json", tgt.to_json()?.as_bytes())?;
+    ModelFolder {
+        config: config.to_json()?.into_bytes(),
+        weights: save_weights(config, &mut model, true)?,
+        src_tokenizer: src.to_json()?.into_bytes(),
+        tgt_tokenizer: tgt.to_json()?.into_bytes(),
+    }
+    .write(out)?;
     let mut metrics = evaluate(out, heldout)?;
     metrics.train_pairs = examples.len();
     metrics.train_seconds = train_seconds;
-    let json =
-        serde_json::to_string_pretty(&metrics).map_err(|e| Error::Training(e.to_string()))?;
+    let json = serde_json::to_string_pretty(&metrics).map_err(|e| Error::Json(e.to_string()))?;
     write(out, "metrics.json", json.as_bytes())?;
     Ok(metrics)
 }
@@ -227,8 +229,8 @@ pub fn evaluate(dir: &Path, heldout: &[Pair]) -> Result<Metrics> {
     let sources: Vec<&str> = heldout.iter().map(|p| p.source.as_str()).collect();
     let hypotheses = translate_all(&loaded, &sources)?;
     let references: Vec<String> = heldout.iter().map(|p| p.target.clone()).collect();
-    let seed_sentence = (loaded.config.name == "en-zh")
-        .then(|| translate_all(&loaded, &[SEED_SENTENCE]).map(|mut v| v.remove(0)))
+    let example_sentence = (loaded.config.name == "en-zh")
+        .then(|| translate_all(&loaded, &[EXAMPLE_SENTENCE]).map(|mut v| v.remove(0)))
         .transpose()?;
     let parameters = crate::weights::expected_tensors(&loaded.config)
         .iter()
@@ -248,7 +250,7 @@ pub fn evaluate(dir: &Path, heldout: &[Pair]) -> Result<Metrics> {
             .take(8)
             .map(|(p, h)| (p.source.clone(), p.target.clone(), h.clone()))
             .collect(),
-        seed_sentence,
+        example_sentence,
     })
 }
 

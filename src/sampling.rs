@@ -81,7 +81,7 @@ pub fn probabilities(logits: &[f32], temperature: f32) -> Vec<f32> {
 /// Indices of the `k` largest values, largest first (ties: lower index first).
 ///
 /// One pass keeping a small sorted buffer: O(n·k) for the handful of candidates shown, instead
-/// of sorting the whole vocabulary (which was a fifth of a decoding step's instructions).
+/// of sorting the whole vocabulary on every step.
 pub fn top_k(values: &[f32], k: usize) -> Vec<usize> {
     let k = k.min(values.len());
     let mut best: Vec<usize> = Vec::with_capacity(k + 1);
@@ -102,6 +102,19 @@ pub fn top_k(values: &[f32], k: usize) -> Vec<usize> {
         best.truncate(k);
     }
     best
+}
+
+/// The decoding rule, the one the page, the CLI and training's evaluation all use: the tokens a
+/// translation can never contain (`never`, e.g. `<pad>` and `<s>`) are ruled out, then
+/// `sampling` chooses among the rest.
+pub fn next_token(logits: &[f32], never: &[u32], sampling: &Sampling, rng: &mut Rng) -> u32 {
+    let mut allowed = logits.to_vec();
+    for &id in never {
+        if let Some(logit) = allowed.get_mut(id as usize) {
+            *logit = f32::NEG_INFINITY;
+        }
+    }
+    choose(&allowed, sampling, rng) as u32
 }
 
 /// Choose a token index from `logits`.

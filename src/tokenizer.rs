@@ -11,9 +11,11 @@ use tokenizers::{
     Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer,
 };
 
+use crate::config::SpecialIds;
 use crate::error::{Error, Result};
 
-/// The special tokens, in id order: `<pad>` 0, `<unk>` 1, `<s>` 2, `</s>` 3.
+/// The special tokens `<pad>`, `<unk>`, `<s>`, `</s>`, in the order of [`SpecialIds`]' fields;
+/// new tokenizers put them at [`SpecialIds::default`].
 pub const SPECIAL_TOKENS: [&str; 4] = ["<pad>", "<unk>", "<s>", "</s>"];
 
 /// How text is cut into tokens.
@@ -49,8 +51,9 @@ pub struct TextTokenizer {
 }
 
 impl TextTokenizer {
-    /// Load a `tokenizer.json`; `file` names it in error messages.
-    pub fn from_bytes(bytes: &[u8], file: &str) -> Result<Self> {
+    /// Load a `tokenizer.json` whose special tokens sit at `ids`; `file` names it in error
+    /// messages.
+    pub fn from_bytes(bytes: &[u8], file: &str, ids: SpecialIds) -> Result<Self> {
         let error = |message: String| Error::Tokenizer {
             file: file.to_string(),
             message,
@@ -74,18 +77,19 @@ impl TextTokenizer {
         if let Some(hole) = vocab.iter().position(String::is_empty) {
             return Err(error(format!("token id {hole} has no token")));
         }
-        for (id, special) in SPECIAL_TOKENS.iter().enumerate() {
-            if vocab[id] != *special {
-                return Err(error(format!(
-                    "id {id} must be {special}, found {:?}",
-                    vocab[id]
-                )));
+        for (id, special) in [ids.pad, ids.unk, ids.bos, ids.eos]
+            .into_iter()
+            .zip(SPECIAL_TOKENS)
+        {
+            let found = vocab.get(id as usize).map(String::as_str);
+            if found != Some(special) {
+                return Err(error(format!("id {id} must be {special}, found {found:?}")));
             }
         }
         Ok(Self {
             inner,
             vocab,
-            unk_id: 1,
+            unk_id: ids.unk,
         })
     }
 
@@ -97,16 +101,6 @@ impl TextTokenizer {
     /// The vocabulary entry for `id`.
     pub fn token(&self, id: u32) -> Option<&str> {
         self.vocab.get(id as usize).map(String::as_str)
-    }
-
-    /// All vocabulary entries in id order.
-    pub fn vocab(&self) -> &[String] {
-        &self.vocab
-    }
-
-    /// The id of a vocabulary entry.
-    pub fn id(&self, token: &str) -> Option<u32> {
-        self.inner.token_to_id(token)
     }
 
     /// Cut `text` into tokens. Never fails on odd text: unknown pieces become `<unk>`.
@@ -311,8 +305,11 @@ pub fn build_tokenizer<'a>(
     texts: impl IntoIterator<Item = &'a str>,
     min_count: usize,
 ) -> Result<TextTokenizer> {
-    let empty =
-        TextTokenizer::from_bytes(tokenizer_json(granularity, &[]).as_bytes(), "new tokenizer")?;
+    let empty = TextTokenizer::from_bytes(
+        tokenizer_json(granularity, &[]).as_bytes(),
+        "new tokenizer",
+        SpecialIds::default(),
+    )?;
     let mut counts: HashMap<String, usize> = HashMap::new();
     for text in texts {
         for piece in empty.pieces(text)? {
@@ -328,6 +325,7 @@ pub fn build_tokenizer<'a>(
     TextTokenizer::from_bytes(
         tokenizer_json(granularity, &words).as_bytes(),
         "new tokenizer",
+        SpecialIds::default(),
     )
 }
 
@@ -391,7 +389,7 @@ mod tests {
     fn bad_files_are_typed_errors() {
         for bytes in [&b"not json"[..], b"{}", b"{\"model\": 3}"] {
             assert!(matches!(
-                TextTokenizer::from_bytes(bytes, "x.json"),
+                TextTokenizer::from_bytes(bytes, "x.json", SpecialIds::default()),
                 Err(Error::Tokenizer { .. })
             ));
         }
@@ -417,12 +415,14 @@ mod tests {
                 .unwrap_or_else(|| panic!("{pointer}")) = value;
             let bytes = serde_json::to_vec(&bad).unwrap();
             assert!(
-                TextTokenizer::from_bytes(&bytes, "x.json").is_err(),
+                TextTokenizer::from_bytes(&bytes, "x.json", SpecialIds::default()).is_err(),
                 "{pointer} accepted"
             );
         }
         // A vocabulary without the specials in front is rejected.
         let wrong = tokenizer_json(Granularity::Words, &[]).replace("<pad>", "<pod>");
-        assert!(TextTokenizer::from_bytes(wrong.as_bytes(), "x.json").is_err());
+        assert!(
+            TextTokenizer::from_bytes(wrong.as_bytes(), "x.json", SpecialIds::default()).is_err()
+        );
     }
 }

@@ -1,13 +1,16 @@
 //! The trace: every number the page shows, as one typed, serializable value per run.
 //!
-//! JSON field names are camelCase. Attention is `[layer][head][query][key]` in JSON and one flat
-//! row-major `Vec<f32>` in memory (it crosses to JavaScript as a single `Float32Array`).
+//! JSON field names are camelCase. Matrices are flat and row-major with their dimensions beside
+//! them, in memory, in `attnscope trace --json` and across the wasm boundary alike (where each
+//! flat vector crosses as one typed array's bytes, see [`Floats`]).
 
-use serde::ser::{SerializeSeq, Serializer};
-use serde::{Deserialize, Serialize};
+use serde::ser::Serializer;
+use serde::Serialize;
+
+use crate::masks::Mask;
 
 /// The three kinds of attention in an encoder-decoder Transformer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum AttentionKind {
     /// Encoder self-attention: source tokens look at source tokens.
@@ -30,11 +33,56 @@ impl AttentionKind {
     }
 }
 
+/// A flat vector of `f32` as it crosses to the page: one `Float32Array`'s bytes on wasm (the
+/// worker views them without converting number by number), a plain array in JSON.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Floats(pub Vec<f32>);
+
+/// A flat vector of flags: a `Uint8Array` of 0/1 on wasm, an array of booleans in JSON.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags(pub Vec<bool>);
+
+impl Serialize for Floats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if cfg!(target_arch = "wasm32") {
+            let bytes: Vec<u8> = self.0.iter().flat_map(|v| v.to_le_bytes()).collect();
+            serializer.serialize_bytes(&bytes)
+        } else {
+            serializer.collect_seq(&self.0)
+        }
+    }
+}
+
+impl Serialize for Flags {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if cfg!(target_arch = "wasm32") {
+            let bytes: Vec<u8> = self.0.iter().map(|&flag| u8::from(flag)).collect();
+            serializer.serialize_bytes(&bytes)
+        } else {
+            serializer.collect_seq(&self.0)
+        }
+    }
+}
+
+impl std::ops::Deref for Floats {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Flags {
+    type Target = [bool];
+    fn deref(&self) -> &[bool] {
+        &self.0
+    }
+}
+
 /// Attention weights of every layer and head of one kind.
 ///
 /// # Shapes
 /// `data` is row-major `[layers, heads, queries, keys]`.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AttentionStack {
     /// Number of layers.
@@ -46,19 +94,24 @@ pub struct AttentionStack {
     /// Key positions (columns).
     pub keys: usize,
     /// The weights.
-    pub data: Vec<f32>,
+    pub data: Floats,
 }
 
 impl AttentionStack {
-    /// An all-zero stack.
-    pub fn zeros(layers: usize, heads: usize, queries: usize, keys: usize) -> Self {
+    /// A stack from its flat data, row-major `[layers, heads, queries, keys]`.
+    pub fn new(layers: usize, heads: usize, queries: usize, keys: usize, data: Vec<f32>) -> Self {
         Self {
             layers,
             heads,
             queries,
             keys,
-            data: vec![0.0; layers * heads * queries * keys],
+            data: Floats(data),
         }
+    }
+
+    /// A stack with no query row yet.
+    pub fn empty(layers: usize, heads: usize, keys: usize) -> Self {
+        Self::new(layers, heads, 0, keys, vec![])
     }
 
     /// One head's `[queries, keys]` matrix.
@@ -73,38 +126,45 @@ impl AttentionStack {
         self.data[((layer * self.heads + head) * self.queries + query) * self.keys + key]
     }
 
-    /// Set one weight.
-    pub fn set(&mut self, layer: usize, head: usize, query: usize, key: usize, value: f32) {
-        let index = ((layer * self.heads + head) * self.queries + query) * self.keys + key;
-        self.data[index] = value;
-    }
-}
-
-impl Serialize for AttentionStack {
-    /// As nested arrays `[layer][head][query][key]`.
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let nested: Vec<Vec<Vec<&[f32]>>> = (0..self.layers)
-            .map(|l| {
-                (0..self.heads)
-                    .map(|h| {
-                        self.matrix(l, h)
-                            .chunks(self.keys.max(1))
-                            .take(self.queries)
-                            .collect()
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut seq = serializer.serialize_seq(Some(self.layers))?;
-        for layer in &nested {
-            seq.serialize_element(layer)?;
+    /// Append one query row to every head: `row` is `[layers, heads, keys]` with `keys` at
+    /// least the current width. Earlier rows are widened with zeros (decoder self-attention,
+    /// where each new position adds a key the earlier rows could not see).
+    pub fn push_row(&mut self, row: &[f32], keys: usize) {
+        let width = keys.max(self.keys);
+        let blocks = self.layers * self.heads;
+        let mut data = Vec::with_capacity(blocks * (self.queries + 1) * width);
+        for block in 0..blocks {
+            for query in 0..self.queries {
+                let start = (block * self.queries + query) * self.keys;
+                data.extend_from_slice(&self.data[start..start + self.keys]);
+                data.resize(data.len() + width - self.keys, 0.0);
+            }
+            data.extend_from_slice(&row[block * keys..(block + 1) * keys]);
+            data.resize(data.len() + width - keys, 0.0);
         }
-        seq.end()
+        self.queries += 1;
+        self.keys = width;
+        self.data = Floats(data);
+    }
+
+    /// Keep the first `queries` rows and the first `keys` columns of every head.
+    pub fn truncate(&mut self, queries: usize, keys: usize) {
+        let (queries, keys) = (queries.min(self.queries), keys.min(self.keys));
+        let mut data = Vec::with_capacity(self.layers * self.heads * queries * keys);
+        for block in 0..self.layers * self.heads {
+            for query in 0..queries {
+                let start = (block * self.queries + query) * self.keys;
+                data.extend_from_slice(&self.data[start..start + keys]);
+            }
+        }
+        self.queries = queries;
+        self.keys = keys;
+        self.data = Floats(data);
     }
 }
 
 /// A next-token candidate with its probability.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     /// Target vocabulary id.
@@ -116,7 +176,7 @@ pub struct Candidate {
 }
 
 /// One decoding step.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Step {
     /// Decoder input position that produced this token (0 = the `<s>` position).
@@ -132,7 +192,7 @@ pub struct Step {
 }
 
 /// Where long input was cut to fit `max_len`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Truncation {
     /// Tokens the input had.
@@ -146,7 +206,7 @@ pub struct Truncation {
 }
 
 /// The source side of a run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Source {
     /// Source ids, ending with `</s>`.
@@ -159,7 +219,8 @@ pub struct Source {
     pub truncation: Option<Truncation>,
 }
 
-/// A whole run: the JSON printed by `attnscope trace --json`.
+/// A whole run: what the page shows and what `attnscope trace --json` prints, one type for both.
+/// It grows as the session steps ([`Trace::push_step`], [`Trace::truncate`]); nothing rebuilds it.
 ///
 /// Row `i` of the decoder matrices is decoder input position `i` (token `tgt_tokens[i]`), which
 /// predicted `tgt_tokens[i + 1]`; so there is one row fewer than target tokens.
@@ -180,97 +241,101 @@ pub struct Trace {
     pub tgt_ids: Vec<u32>,
     /// Target display strings.
     pub tgt_tokens: Vec<String>,
-    /// The translation as text (without `<s>` and `</s>`).
+    /// The output as text (without special tokens).
     pub output: String,
-    /// `[layer][head][src][src]`.
+    /// Whether decoding has ended (end token, or no position left).
+    pub finished: bool,
+    /// `[layers, heads, src, src]`.
     pub encoder_self_attention: AttentionStack,
-    /// `[layer][head][tgt_pos][tgt_pos]`, zero above the diagonal.
+    /// `[layers, heads, rows, rows]`, zero above the diagonal.
     pub decoder_self_attention: AttentionStack,
-    /// `[layer][head][tgt_pos][src]`.
+    /// `[layers, heads, rows, src]`.
     pub cross_attention: AttentionStack,
-    /// The decoding steps.
+    /// The decoding steps, one per decoder row.
     pub steps: Vec<Step>,
-    /// The causal mask used by decoder self-attention: true = hidden.
-    pub causal_mask: Vec<Vec<bool>>,
-    /// The source padding mask (all false for one sentence).
-    pub padding_mask: Vec<bool>,
-    /// The sinusoidal positional-encoding table, `[max_len][d_model]`.
-    pub positional_encoding: Vec<Vec<f32>>,
+    /// The causal mask of decoder self-attention, `[rows, rows]`: true = hidden.
+    pub causal_mask: Mask,
+    /// The source padding mask, `[1, src]`, broadcast over the rows of encoder self-attention
+    /// and cross-attention (all false for one sentence).
+    pub padding_mask: Mask,
 }
 
-/// One head's attention, stage by stage: raw QKᵀ → ×1/√d_k → masked → softmax, and without scaling.
-///
-/// # Shapes
-/// Every matrix is row-major `[queries, keys]`; `entropy*` are per head, `[heads]`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Pipeline {
-    /// Which attention.
-    pub kind: AttentionKind,
-    /// Layer.
-    pub layer: usize,
-    /// Head.
-    pub head: usize,
-    /// d_k of the model.
-    pub d_k: usize,
-    /// Rows.
-    pub queries: usize,
-    /// Columns.
-    pub keys: usize,
-    /// Row labels.
-    pub query_tokens: Vec<String>,
-    /// Column labels.
-    pub key_tokens: Vec<String>,
-    /// QKᵀ.
-    pub raw: Vec<f32>,
-    /// QKᵀ / √d_k.
-    pub scaled: Vec<f32>,
-    /// True where the mask hides the key (the score becomes the mask value, shown as −∞).
-    pub mask: Vec<bool>,
-    /// softmax of the masked, scaled scores: the weights the model used.
-    pub softmax: Vec<f32>,
-    /// softmax of the masked scores without the 1/√d_k.
-    pub unscaled_softmax: Vec<f32>,
-    /// Mean row entropy (nats) of each head's weights, with scaling.
-    pub entropy: Vec<f32>,
-    /// Mean row entropy (nats) of each head's weights, without scaling.
-    pub unscaled_entropy: Vec<f32>,
+/// What a new trace starts from: the encoded source and the start token.
+pub struct Started {
+    /// Model name.
+    pub model: String,
+    /// The tokenized source.
+    pub source: Source,
+    /// The encoder's attention.
+    pub encoder_self_attention: AttentionStack,
+    /// Decoder layers (the decoder stacks start empty).
+    pub decoder_layers: usize,
+    /// The decoder's first input token: id and text.
+    pub start_token: (u32, String),
+    /// Which source tokens are `<pad>`.
+    pub padding_mask: Mask,
 }
 
-/// Row-wise softmax of `[rows, cols]` scores, skipping hidden entries (they get 0).
-pub fn masked_softmax(scores: &[f32], mask: &[bool], cols: usize) -> Vec<f32> {
-    let mut out = vec![0.0; scores.len()];
-    for (r, row) in scores.chunks(cols.max(1)).enumerate() {
-        let visible = |c: usize| !mask.get(r * cols + c).copied().unwrap_or(false);
-        let max = (0..row.len())
-            .filter(|&c| visible(c))
-            .map(|c| row[c])
-            .fold(f32::NEG_INFINITY, f32::max);
-        let mut sum = 0.0f64;
-        for c in (0..row.len()).filter(|&c| visible(c)) {
-            let e = ((row[c] - max) as f64).exp();
-            out[r * cols + c] = e as f32;
-            sum += e;
-        }
-        if sum > 0.0 {
-            for c in 0..row.len() {
-                out[r * cols + c] = (out[r * cols + c] as f64 / sum) as f32;
-            }
+impl Trace {
+    /// A run whose source is encoded and whose output holds only the start token.
+    pub fn new(started: Started) -> Self {
+        let Started {
+            model,
+            source,
+            encoder_self_attention,
+            decoder_layers,
+            start_token,
+            padding_mask,
+        } = started;
+        let heads = encoder_self_attention.heads;
+        let src_len = source.ids.len();
+        Self {
+            model,
+            src_ids: source.ids,
+            src_tokens: source.tokens,
+            src_unknown: source.unknown,
+            truncation: source.truncation,
+            tgt_ids: vec![start_token.0],
+            tgt_tokens: vec![start_token.1],
+            output: String::new(),
+            finished: false,
+            encoder_self_attention,
+            decoder_self_attention: AttentionStack::empty(decoder_layers, heads, 0),
+            cross_attention: AttentionStack::empty(decoder_layers, heads, src_len),
+            steps: vec![],
+            causal_mask: Mask::causal(0),
+            padding_mask,
         }
     }
-    out
-}
 
-/// Mean over rows of the entropy (nats) of each row of `[rows, cols]` probabilities.
-pub fn mean_row_entropy(weights: &[f32], cols: usize) -> f32 {
-    let rows: Vec<f32> = weights
-        .chunks(cols.max(1))
-        .map(|row| row.iter().filter(|&&p| p > 0.0).map(|&p| -p * p.ln()).sum())
-        .collect();
-    if rows.is_empty() {
-        0.0
-    } else {
-        rows.iter().sum::<f32>() / rows.len() as f32
+    /// Decoder rows so far (= steps taken).
+    pub fn rows(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Add one decoded step with its attention rows: `self_row` is `[layers, heads, rows + 1]`,
+    /// `cross_row` is `[layers, heads, src]`.
+    pub fn push_step(&mut self, step: Step, self_row: &[f32], cross_row: &[f32]) {
+        let rows = self.rows() + 1;
+        self.decoder_self_attention.push_row(self_row, rows);
+        let src_len = self.cross_attention.keys;
+        self.cross_attention.push_row(cross_row, src_len);
+        self.tgt_ids.push(step.id);
+        self.tgt_tokens.push(step.token.clone());
+        self.steps.push(step);
+        self.causal_mask = Mask::causal(rows);
+    }
+
+    /// Keep the first `rows` steps.
+    pub fn truncate(&mut self, rows: usize) {
+        let rows = rows.min(self.rows());
+        self.decoder_self_attention.truncate(rows, rows);
+        let src_len = self.cross_attention.keys;
+        self.cross_attention.truncate(rows, src_len);
+        self.steps.truncate(rows);
+        self.tgt_ids.truncate(rows + 1);
+        self.tgt_tokens.truncate(rows + 1);
+        self.causal_mask = Mask::causal(rows);
     }
 }
 
@@ -279,27 +344,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stack_serializes_as_nested_arrays() {
-        let mut stack = AttentionStack::zeros(1, 2, 2, 3);
-        stack.set(0, 1, 1, 2, 0.5);
+    fn stack_serializes_flat_with_its_dimensions() {
+        let stack = AttentionStack::new(1, 2, 1, 3, vec![0.0, 0.25, 0.75, 1.0, 0.0, 0.0]);
         let json = serde_json::to_value(&stack).unwrap();
-        assert_eq!(json[0][1][1][2], 0.5);
-        assert_eq!(json.as_array().unwrap().len(), 1);
-        assert_eq!(json[0].as_array().unwrap().len(), 2);
-        assert_eq!(json[0][0].as_array().unwrap().len(), 2);
-        assert_eq!(json[0][0][0].as_array().unwrap().len(), 3);
+        assert_eq!(json["layers"], 1);
+        assert_eq!(json["heads"], 2);
+        assert_eq!(json["queries"], 1);
+        assert_eq!(json["keys"], 3);
+        assert_eq!(json["data"][2], 0.75);
+        assert_eq!(json["data"].as_array().unwrap().len(), 6);
     }
 
     #[test]
-    fn masked_softmax_hides_and_normalizes() {
-        let p = masked_softmax(
-            &[1.0, 2.0, 3.0, 1.0, 1.0, 1.0],
-            &[false, false, true, false, false, false],
-            3,
-        );
-        assert_eq!(p[2], 0.0);
-        assert!((p[0] + p[1] - 1.0).abs() < 1e-6);
-        assert!((p[3] - 1.0 / 3.0).abs() < 1e-6);
-        assert!((mean_row_entropy(&[1.0, 0.0, 0.5, 0.5], 2) - 0.5 * 2f32.ln()).abs() < 1e-6);
+    fn rows_grow_and_shrink_like_a_recomputed_stack() {
+        // Two heads of a decoder self-attention stack built row by row.
+        let mut stack = AttentionStack::empty(1, 2, 0);
+        stack.push_row(&[1.0, 1.0], 1);
+        stack.push_row(&[0.5, 0.5, 0.25, 0.75], 2);
+        assert_eq!((stack.queries, stack.keys), (2, 2));
+        assert_eq!(stack.matrix(0, 0), &[1.0, 0.0, 0.5, 0.5]);
+        assert_eq!(stack.matrix(0, 1), &[1.0, 0.0, 0.25, 0.75]);
+        stack.truncate(1, 1);
+        assert_eq!(stack.data.0, vec![1.0, 1.0]);
     }
 }

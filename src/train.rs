@@ -15,7 +15,7 @@ use crate::config::ModelConfig;
 use crate::data::{shuffle, Pair};
 use crate::error::{Error, Result};
 use crate::model::{KeyValue, Transformer};
-use crate::sampling::Rng;
+use crate::sampling::{next_token, Rng, Sampling};
 use crate::tokenizer::TextTokenizer;
 
 /// How to train.
@@ -213,7 +213,8 @@ pub fn train(
     Ok(model.valid())
 }
 
-/// Greedy decoding of many sentences at once with the key/value cache (evaluation).
+/// Greedy decoding of many sentences at once with the key/value cache (evaluation), with the
+/// same rule as the session ([`next_token`]).
 pub fn greedy_decode(
     model: &Transformer,
     config: &ModelConfig,
@@ -221,6 +222,8 @@ pub fn greedy_decode(
     batch_size: usize,
 ) -> Result<Vec<Vec<u32>>> {
     let device = model.positional_encoding.device();
+    // Greedy decoding draws no random numbers; the generator only fills the rule's signature.
+    let mut rng = Rng::new(0);
     let mut outputs = vec![];
     for chunk in sources.chunks(batch_size.max(1)) {
         let rows: Vec<&[u32]> = chunk.iter().map(|s| s.as_slice()).collect();
@@ -238,22 +241,26 @@ pub fn greedy_decode(
             );
             let output =
                 model.decode_step(tokens, position, &cross, &encoded.padding_mask, &mut cache);
-            let next: Vec<i64> = output
+            let vocab = config.tgt_vocab_size;
+            let logits: Vec<f32> = output
                 .logits
-                .argmax(2)
-                .try_into_data_as::<i64>()
-                .map_err(|e| Error::Backend(format!("{e:?}")))?
+                .into_data()
                 .try_into_vec()
                 .map_err(|e| Error::Backend(format!("{e:?}")))?;
+            // The session's decoding rule, so that metrics measure what the page shows.
+            let next: Vec<u32> = logits
+                .chunks(vocab)
+                .map(|row| next_token(row, &config.never_generated(), &Sampling::Greedy, &mut rng))
+                .collect();
             for (row, &id) in next.iter().enumerate() {
                 if !done[row] {
-                    if id as u32 == config.eos_id {
+                    if id == config.eos_id {
                         done[row] = true;
                     } else {
-                        produced[row].push(id as u32);
+                        produced[row].push(id);
                     }
                 }
-                current[row] = id as u32;
+                current[row] = id;
             }
             if done.iter().all(|&d| d) {
                 break;

@@ -1,18 +1,21 @@
-//! The browser boundary: one exported type, [`Visualizer`], a thin wrapper over [`Session`].
+//! The browser boundary: one exported type, `Session` (a thin wrapper over
+//! [`crate::session::Session`]), the model's file names, and the backend policy.
 //!
-//! Matrices cross as one `Float32Array` each plus small camelCase metadata; every error is a
-//! `JsError` with the crate's message. On WebGPU nothing is read synchronously: the session only
-//! uses `into_data_async`.
+//! Every answer is the same [`Answer`] that `attnscope trace --json` prints, serialised once;
+//! flat vectors cross as one typed array's bytes each (see [`crate::trace::Floats`]). Every
+//! error is the crate's [`Error`] as a `JsError`. On WebGPU nothing is read synchronously: the
+//! session only uses `into_data_async`.
 
 use burn::tensor::Device;
-use js_sys::{Float32Array, Object, Reflect};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
-use crate::positional::{relative_dot_products, sinusoidal_table};
+use crate::error::Error;
+use crate::folder::{ModelFiles, FILE_NAMES};
 use crate::sampling::Sampling;
-use crate::session::{ModelFiles, Session, StepResult};
-use crate::trace::{AttentionKind, AttentionStack, Pipeline, Step, Trace};
+use crate::session::{Answer, Focus};
+use crate::trace::AttentionKind;
 
 #[cfg(feature = "webgpu")]
 thread_local! {
@@ -20,10 +23,10 @@ thread_local! {
     static WEBGPU: std::cell::RefCell<Option<Device>> = const { std::cell::RefCell::new(None) };
 }
 
-// The static constructors that wasm-ld gathers into `__wasm_call_ctors` (cubecl registers ~4,900
-// IR dialect entries this way). Without an explicit call, wasm-ld treats the module as a
-// "command" and wraps *every* export in a call to them: each call into the module then paid
-// ~0.5 ms (a getter returning a string measured 0.66 ms; see wasm-bindgen #4446).
+// The static constructors that wasm-ld gathers into `__wasm_call_ctors` (cubecl registers its IR
+// dialect this way). Without an explicit call, wasm-ld treats the module as a "command" and wraps
+// *every* export in a call to them, so each call into the module would pay for them again (see
+// wasm-bindgen #4446).
 #[allow(unsafe_code)]
 mod constructors {
     use std::sync::Once;
@@ -38,7 +41,7 @@ mod constructors {
     pub(super) fn run_once() {
         // SAFETY: `__wasm_call_ctors` is synthesized by wasm-ld and only runs the module's static
         // initializers; `Once` guarantees a single run even though both the start function and
-        // `Visualizer::create` (the entry point when a test harness owns the start) call this.
+        // `Session::create` (the entry point when a test harness owns the start) call this.
         DONE.call_once(|| unsafe { __wasm_call_ctors() });
     }
 }
@@ -51,198 +54,149 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-fn js_error(error: impl std::fmt::Display) -> JsError {
+fn js_error(error: Error) -> JsError {
     JsError::new(&error.to_string())
 }
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
-    value.serialize(&serializer).map_err(js_error)
+    value
+        .serialize(&serializer)
+        .map_err(|e| js_error(Error::Json(e.to_string())))
 }
 
-fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsError> {
-    Reflect::set(target, &JsValue::from_str(key), value)
-        .map(|_| ())
-        .map_err(|_| JsError::new("cannot set a field on a result object"))
+/// The file names of a model folder: `{config, weights, srcTokenizer, tgtTokenizer}`.
+#[wasm_bindgen(js_name = modelFileNames)]
+pub fn model_file_names() -> Result<JsValue, JsError> {
+    to_js(&FILE_NAMES)
 }
 
-fn floats(values: &[f32]) -> JsValue {
-    Float32Array::from(values).into()
+/// Where the worker should run a model.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BackendChoice {
+    /// `"webgpu"` or `"cpu"`.
+    backend: &'static str,
+    /// Why the choice differs from the preference ("" when it does not).
+    note: String,
 }
 
-/// `{layers, heads, queries, keys, data: Float32Array}`.
-fn stack_js(stack: &AttentionStack) -> Result<JsValue, JsError> {
-    let object: JsValue = Object::new().into();
-    set(&object, "layers", &JsValue::from(stack.layers as u32))?;
-    set(&object, "heads", &JsValue::from(stack.heads as u32))?;
-    set(&object, "queries", &JsValue::from(stack.queries as u32))?;
-    set(&object, "keys", &JsValue::from(stack.keys as u32))?;
-    set(&object, "data", &floats(&stack.data))?;
-    Ok(object)
+/// The browser's WebGPU adapter, through web-sys's typed API; `Err` says why there is none.
+async fn webgpu_adapter() -> Result<web_sys::GpuAdapter, String> {
+    let global = js_sys::global();
+    let gpu: web_sys::Gpu = if let Some(worker) = global.dyn_ref::<web_sys::WorkerGlobalScope>() {
+        worker.navigator().gpu()
+    } else if let Some(window) = global.dyn_ref::<web_sys::Window>() {
+        window.navigator().gpu()
+    } else {
+        return Err("no browser window or worker".into());
+    };
+    if JsValue::from(gpu.clone()).is_undefined() {
+        return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
+    }
+    let adapter = gpu
+        .request_adapter()
+        .await
+        .map_err(|e| format!("the adapter request failed: {}", describe(&e)))?;
+    adapter
+        .into_option()
+        .ok_or_else(|| "the browser offers no WebGPU adapter".into())
+}
+
+fn describe(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+/// The backend policy, decided here and nowhere else: `cpu` → the CPU; `webgpu` → WebGPU when
+/// the browser has any adapter; `auto` → WebGPU only with a hardware adapter, since a software
+/// fallback adapter (SwiftShader) emulates the GPU on the CPU and is slower than the CPU module.
+/// Returns `{backend, note}`.
+#[wasm_bindgen(js_name = chooseBackend)]
+pub async fn choose_backend(preference: String) -> Result<JsValue, JsError> {
+    let cpu = |note: String| BackendChoice {
+        backend: "cpu",
+        note,
+    };
+    let choice = match preference.as_str() {
+        "cpu" => cpu(String::new()),
+        "webgpu" | "auto" => match webgpu_adapter().await {
+            Err(reason) if preference == "webgpu" => cpu(format!(
+                "WebGPU is not available here ({reason}); using the CPU."
+            )),
+            Err(reason) => cpu(format!(
+                "WebGPU unavailable ({reason}); running on the CPU."
+            )),
+            Ok(adapter) if preference == "auto" && adapter.info().is_fallback_adapter() => cpu(
+                "The only WebGPU adapter here is a software fallback (SwiftShader), which is \
+                 slower than the CPU backend, so “auto” uses the CPU. Choose WebGPU to try it \
+                 anyway."
+                    .into(),
+            ),
+            Ok(_) => BackendChoice {
+                backend: "webgpu",
+                note: String::new(),
+            },
+        },
+        other => {
+            return Err(js_error(Error::Usage(format!(
+                "unknown backend {other:?}: use webgpu, cpu or auto"
+            ))))
+        }
+    };
+    to_js(&choice)
 }
 
 #[cfg(feature = "webgpu")]
-async fn webgpu_device() -> Result<Device, String> {
+async fn webgpu_device() -> Result<Device, Error> {
     if let Some(device) = WEBGPU.with(|cell| cell.borrow().clone()) {
         return Ok(device);
     }
     let device = Device::wgpu_options()
         .init_async()
         .await
-        .map_err(|e| format!("{e}"))?;
+        .map_err(|e| Error::WebGpuUnavailable(e.to_string()))?;
     WEBGPU.with(|cell| *cell.borrow_mut() = Some(device.clone()));
     Ok(device)
 }
 
 #[cfg(not(feature = "webgpu"))]
-async fn webgpu_device() -> Result<Device, String> {
-    Err("this build has no WebGPU backend".into())
+async fn webgpu_device() -> Result<Device, Error> {
+    Err(Error::WebGpuUnavailable(
+        "this build has no WebGPU backend".into(),
+    ))
 }
 
-/// The model, its session and the backend it runs on, for JavaScript.
-#[wasm_bindgen]
-pub struct Visualizer {
-    session: Session,
-    backend: String,
-    backend_note: String,
+/// A model, its decoding session and the backend it runs on, for the worker.
+#[wasm_bindgen(js_name = Session)]
+pub struct WebSession {
+    session: crate::session::Session,
+    backend: &'static str,
+    focus: Focus,
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct TraceMeta<'a> {
-    model: &'a str,
-    src_ids: &'a [u32],
-    src_tokens: &'a [String],
-    src_unknown: &'a [bool],
-    truncation: &'a Option<crate::trace::Truncation>,
-    tgt_ids: &'a [u32],
-    tgt_tokens: &'a [String],
-    output: &'a str,
-    steps: &'a [Step],
-    finished: bool,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PipelineMeta<'a> {
-    kind: AttentionKind,
-    layer: usize,
-    head: usize,
-    d_k: usize,
-    queries: usize,
-    keys: usize,
-    query_tokens: &'a [String],
-    key_tokens: &'a [String],
-    mask: Vec<u8>,
-    entropy: &'a [f32],
-    unscaled_entropy: &'a [f32],
-}
-
-fn step_js(result: &StepResult) -> Result<JsValue, JsError> {
-    let object = to_js(&result.step)?;
-    set(&object, "finished", &JsValue::from(result.finished))?;
-    set(
-        &object,
-        "decoderSelfAttention",
-        &stack_js(&result.decoder_self_attention)?,
-    )?;
-    set(
-        &object,
-        "crossAttention",
-        &stack_js(&result.cross_attention)?,
-    )?;
-    Ok(object)
-}
-
-fn trace_js(trace: &Trace, finished: bool) -> Result<JsValue, JsError> {
-    let object = to_js(&TraceMeta {
-        model: &trace.model,
-        src_ids: &trace.src_ids,
-        src_tokens: &trace.src_tokens,
-        src_unknown: &trace.src_unknown,
-        truncation: &trace.truncation,
-        tgt_ids: &trace.tgt_ids,
-        tgt_tokens: &trace.tgt_tokens,
-        output: &trace.output,
-        steps: &trace.steps,
-        finished,
-    })?;
-    set(
-        &object,
-        "encoderSelfAttention",
-        &stack_js(&trace.encoder_self_attention)?,
-    )?;
-    set(
-        &object,
-        "decoderSelfAttention",
-        &stack_js(&trace.decoder_self_attention)?,
-    )?;
-    set(
-        &object,
-        "crossAttention",
-        &stack_js(&trace.cross_attention)?,
-    )?;
-    Ok(object)
-}
-
-fn pipeline_js(pipeline: &Pipeline) -> Result<JsValue, JsError> {
-    let object = to_js(&PipelineMeta {
-        kind: pipeline.kind,
-        layer: pipeline.layer,
-        head: pipeline.head,
-        d_k: pipeline.d_k,
-        queries: pipeline.queries,
-        keys: pipeline.keys,
-        query_tokens: &pipeline.query_tokens,
-        key_tokens: &pipeline.key_tokens,
-        mask: pipeline.mask.iter().map(|&m| m as u8).collect(),
-        entropy: &pipeline.entropy,
-        unscaled_entropy: &pipeline.unscaled_entropy,
-    })?;
-    set(&object, "raw", &floats(&pipeline.raw))?;
-    set(&object, "scaled", &floats(&pipeline.scaled))?;
-    set(&object, "softmax", &floats(&pipeline.softmax))?;
-    set(
-        &object,
-        "unscaledSoftmax",
-        &floats(&pipeline.unscaled_softmax),
-    )?;
-    Ok(object)
-}
-
-#[wasm_bindgen]
-impl Visualizer {
-    /// Load a model from its four files onto `"webgpu"`, `"cpu"` or `"auto"` (WebGPU when an
-    /// adapter exists, otherwise the CPU). Bad files give a readable error, never a crash.
+#[wasm_bindgen(js_class = Session)]
+impl WebSession {
+    /// Load a model from its four files onto `"webgpu"` or `"cpu"` (the worker asks
+    /// `chooseBackend` first). Bad files give a readable error, never a crash.
     pub async fn create(
         config: Vec<u8>,
         weights: Vec<u8>,
         src_tokenizer: Vec<u8>,
         tgt_tokenizer: Vec<u8>,
         backend: String,
-    ) -> Result<Visualizer, JsError> {
+    ) -> Result<WebSession, JsError> {
         constructors::run_once();
-        let (device, backend, backend_note) = match backend.as_str() {
-            "cpu" => (Device::flex(), "cpu", String::new()),
-            "webgpu" => (
-                webgpu_device()
-                    .await
-                    .map_err(|e| JsError::new(&format!("WebGPU is not available: {e}")))?,
-                "webgpu",
-                String::new(),
-            ),
-            "auto" => match webgpu_device().await {
-                Ok(device) => (device, "webgpu", String::new()),
-                Err(reason) => (
-                    Device::flex(),
-                    "cpu",
-                    format!("WebGPU unavailable ({reason}); running on the CPU"),
-                ),
-            },
+        let (device, backend) = match backend.as_str() {
+            "cpu" => (Device::flex(), "cpu"),
+            "webgpu" => (webgpu_device().await.map_err(js_error)?, "webgpu"),
             other => {
-                return Err(JsError::new(&format!(
-                    "unknown backend {other:?}: use webgpu, cpu or auto"
-                )))
+                return Err(js_error(Error::Usage(format!(
+                    "unknown backend {other:?}: use webgpu or cpu"
+                ))))
             }
         };
         let files = ModelFiles {
@@ -251,75 +205,118 @@ impl Visualizer {
             src_tokenizer: &src_tokenizer,
             tgt_tokenizer: &tgt_tokenizer,
         };
-        let session = Session::load(files, device).map_err(js_error)?;
-        Ok(Visualizer {
+        let session = crate::session::Session::load(files, device).map_err(js_error)?;
+        Ok(WebSession {
             session,
-            backend: backend.to_string(),
-            backend_note,
+            backend,
+            focus: Focus {
+                kind: AttentionKind::Cross,
+                layer: 0,
+                head: 0,
+            },
         })
     }
 
     /// `"webgpu"` or `"cpu"`.
     pub fn backend(&self) -> String {
-        self.backend.clone()
-    }
-
-    /// Why `auto` fell back to the CPU ("" when it did not).
-    #[wasm_bindgen(js_name = backendNote)]
-    pub fn backend_note(&self) -> String {
-        self.backend_note.clone()
+        self.backend.to_string()
     }
 
     /// The model's config as a camelCase object.
     pub fn config(&self) -> Result<JsValue, JsError> {
-        let value = serde_json::to_value(self.session.config()).map_err(js_error)?;
+        let value = serde_json::to_value(self.session.config())
+            .map_err(|e| js_error(Error::Json(e.to_string())))?;
         to_js(&camel_case(value))
     }
 
-    /// Tokenize and encode a sentence; returns the source tokens (and any truncation).
+    /// The positional-encoding table `[maxLen, dModel]` and PE(t)·PE(t+Δ) for a few t.
+    #[wasm_bindgen(js_name = positionalEncoding)]
+    pub fn positional_encoding(&self) -> Result<JsValue, JsError> {
+        to_js(&self.session.positional().view())
+    }
+
+    /// Which head's stages every answer carries. `kind`: encoderSelf, decoderSelf, cross.
+    #[wasm_bindgen(js_name = setFocus)]
+    pub fn set_focus(&mut self, kind: String, layer: u32, head: u32) -> Result<(), JsError> {
+        let kind = AttentionKind::parse(&kind).ok_or_else(|| {
+            js_error(Error::Usage(format!(
+                "unknown attention kind {kind:?}: use encoderSelf, decoderSelf or cross"
+            )))
+        })?;
+        self.focus = Focus {
+            kind,
+            layer: layer as usize,
+            head: head as usize,
+        };
+        Ok(())
+    }
+
+    /// The trace so far and the focused head's stages: `{trace, stages}`.
+    pub async fn answer(&self) -> Result<JsValue, JsError> {
+        let stages = self.session.stages(self.focus).await.map_err(js_error)?;
+        let trace = self.session.trace().map_err(js_error)?;
+        to_js(&Answer { trace, stages })
+    }
+
+    /// Encode a sentence and decode it to the end.
+    pub async fn translate(&mut self, text: String) -> Result<JsValue, JsError> {
+        self.session.translate(&text).await.map_err(js_error)?;
+        self.answer().await
+    }
+
+    /// Encode a sentence, ready to step.
     pub async fn start(&mut self, text: String) -> Result<JsValue, JsError> {
-        let source = self.session.start(&text).await.map_err(js_error)?;
-        to_js(&source)
+        self.session.start(&text).await.map_err(js_error)?;
+        self.answer().await
     }
 
     /// Decode one more token.
     pub async fn step(&mut self) -> Result<JsValue, JsError> {
-        let result = self.session.step().await.map_err(js_error)?;
-        step_js(&result)
+        self.session.step().await.map_err(js_error)?;
+        self.answer().await
     }
 
-    /// Decode until the end token; returns the number of steps taken.
+    /// Decode until the end token.
     #[wasm_bindgen(js_name = runToEnd)]
-    pub async fn run_to_end(&mut self) -> Result<u32, JsError> {
-        Ok(self.session.run_to_end().await.map_err(js_error)?.len() as u32)
+    pub async fn run_to_end(&mut self) -> Result<JsValue, JsError> {
+        self.session.run_to_end().await.map_err(js_error)?;
+        self.answer().await
     }
 
     /// Undo the last step.
-    pub fn back(&mut self) -> Result<(), JsError> {
-        self.session.back().map_err(js_error)
+    pub async fn back(&mut self) -> Result<JsValue, JsError> {
+        self.session.back().map_err(js_error)?;
+        self.answer().await
     }
 
     /// Back to the start token.
-    pub fn reset(&mut self) -> Result<(), JsError> {
-        self.session.reset().map_err(js_error)
+    pub async fn reset(&mut self) -> Result<JsValue, JsError> {
+        self.session.reset().map_err(js_error)?;
+        self.answer().await
     }
 
-    /// Force the output to start with `prefix` (target text); decoding continues from there.
-    #[wasm_bindgen(js_name = setPrefix)]
-    pub async fn set_prefix(&mut self, prefix: String) -> Result<u32, JsError> {
-        Ok(self
-            .session
-            .set_prefix(&prefix)
+    /// Keep `index` steps, force token `id` as the next, and decode to the end if asked.
+    pub async fn force(
+        &mut self,
+        index: u32,
+        id: u32,
+        continue_to_end: bool,
+    ) -> Result<JsValue, JsError> {
+        self.session
+            .force(index as usize, id)
             .await
-            .map_err(js_error)?
-            .len() as u32)
+            .map_err(js_error)?;
+        if continue_to_end {
+            self.session.run_to_end().await.map_err(js_error)?;
+        }
+        self.answer().await
     }
 
-    /// Replace the last token with candidate `id`.
-    #[wasm_bindgen(js_name = replaceLast)]
-    pub async fn replace_last(&mut self, id: u32) -> Result<JsValue, JsError> {
-        let result = self.session.replace_last(id).await.map_err(js_error)?;
-        step_js(&result)
+    /// Force the output to start with `prefix` (target text), then decode to the end.
+    pub async fn prefix(&mut self, prefix: String) -> Result<JsValue, JsError> {
+        self.session.set_prefix(&prefix).await.map_err(js_error)?;
+        self.session.run_to_end().await.map_err(js_error)?;
+        self.answer().await
     }
 
     /// `mode` is `"greedy"` or `"sample"` (with temperature, top-k and seed).
@@ -338,27 +335,13 @@ impl Visualizer {
                 top_k: top_k as usize,
                 seed: seed as u64,
             },
-            other => return Err(JsError::new(&format!("unknown sampling mode {other:?}"))),
+            other => {
+                return Err(js_error(Error::Usage(format!(
+                    "unknown sampling mode {other:?}: use greedy or sample"
+                ))))
+            }
         };
         self.session.set_sampling(sampling).map_err(js_error)
-    }
-
-    /// Everything so far: tokens, steps and the three attention stacks as `Float32Array`s.
-    pub fn trace(&self) -> Result<JsValue, JsError> {
-        let trace = self.session.trace().map_err(js_error)?;
-        trace_js(&trace, self.session.finished())
-    }
-
-    /// One head's raw → scaled → masked → softmax pipeline. `kind`: encoderSelf, decoderSelf, cross.
-    pub async fn pipeline(&self, kind: String, layer: u32, head: u32) -> Result<JsValue, JsError> {
-        let kind = AttentionKind::parse(&kind)
-            .ok_or_else(|| JsError::new(&format!("unknown attention kind {kind:?}")))?;
-        let pipeline = self
-            .session
-            .pipeline(kind, layer as usize, head as usize)
-            .await
-            .map_err(js_error)?;
-        pipeline_js(&pipeline)
     }
 
     /// Two (or more) sentences as one padded batch through the encoder: the padding mask at work.
@@ -366,31 +349,7 @@ impl Visualizer {
     pub async fn padded_batch(&self, texts: Vec<String>) -> Result<JsValue, JsError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let batch = self.session.padded_batch(&refs).await.map_err(js_error)?;
-        let object: JsValue = Object::new().into();
-        set(&object, "tokens", &to_js(&batch.tokens)?)?;
-        set(&object, "paddingMask", &to_js(&batch.padding_mask)?)?;
-        let stacks = js_sys::Array::new();
-        for stack in &batch.encoder_self_attention {
-            stacks.push(&stack_js(stack)?);
-        }
-        set(&object, "encoderSelfAttention", &stacks.into())?;
-        Ok(object)
-    }
-
-    /// The sinusoidal table `[maxLen, dModel]` and PE(t)·PE(t+Δ) curves for a few t.
-    #[wasm_bindgen(js_name = positionalEncoding)]
-    pub fn positional_encoding(&self) -> Result<JsValue, JsError> {
-        let config = self.session.config();
-        let table = sinusoidal_table(config.max_len, config.d_model);
-        let starts = [0, 5, 10, 20];
-        let curves = relative_dot_products(&table, config.d_model, &starts, config.max_len / 2);
-        let object: JsValue = Object::new().into();
-        set(&object, "rows", &JsValue::from(config.max_len as u32))?;
-        set(&object, "cols", &JsValue::from(config.d_model as u32))?;
-        set(&object, "table", &floats(&table))?;
-        set(&object, "starts", &to_js(&starts)?)?;
-        set(&object, "dotProducts", &to_js(&curves)?)?;
-        Ok(object)
+        to_js(&batch)
     }
 }
 

@@ -25,6 +25,7 @@ use safetensors::{Dtype, SafeTensors};
 use crate::config::ModelConfig;
 use crate::error::{Error, Result};
 use crate::model::{DecoderLayer, EncoderLayer, FeedForward, MultiHeadAttention, Transformer};
+use crate::positional::PositionalTable;
 
 /// A tensor held on the host, in PyTorch layout.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,53 +38,11 @@ pub struct HostTensor {
 
 /// Every tensor name the config implies, with its PyTorch shape, in file order.
 pub fn expected_tensors(config: &ModelConfig) -> Vec<(String, Vec<usize>)> {
-    let (d, f) = (config.d_model, config.d_ff);
-    let mut out = vec![
-        (
-            "src_embed.weight".to_string(),
-            vec![config.src_vocab_size, d],
-        ),
-        (
-            "tgt_embed.weight".to_string(),
-            vec![config.tgt_vocab_size, d],
-        ),
-    ];
-    let mut layer = |prefix: String, attentions: &[&str], norms: usize| {
-        for attention in attentions {
-            for w in ["w_q", "w_k", "w_v", "w_o"] {
-                out.push((format!("{prefix}.{attention}.{w}.weight"), vec![d, d]));
-            }
-        }
-        out.push((format!("{prefix}.ffn.linear_1.weight"), vec![f, d]));
-        out.push((format!("{prefix}.ffn.linear_1.bias"), vec![f]));
-        out.push((format!("{prefix}.ffn.linear_2.weight"), vec![d, f]));
-        out.push((format!("{prefix}.ffn.linear_2.bias"), vec![d]));
-        for n in 1..=norms {
-            out.push((format!("{prefix}.norm_{n}.weight"), vec![d]));
-            out.push((format!("{prefix}.norm_{n}.bias"), vec![d]));
-        }
-    };
-    for i in 0..config.n_encoder_layers {
-        layer(format!("encoder.layers.{i}"), &["self_attn"], 2);
-    }
-    for i in 0..config.n_decoder_layers {
-        layer(
-            format!("decoder.layers.{i}"),
-            &["self_attn", "cross_attn"],
-            3,
-        );
-    }
-    if config.norm_first {
-        for stack in ["encoder", "decoder"] {
-            out.push((format!("{stack}.norm.weight"), vec![d]));
-            out.push((format!("{stack}.norm.bias"), vec![d]));
-        }
-    }
-    out.push((
-        "projection.weight".to_string(),
-        vec![config.tgt_vocab_size, d],
-    ));
-    out.push(("projection.bias".to_string(), vec![config.tgt_vocab_size]));
+    let mut out = vec![];
+    let _ = walk(config, None, &mut |name, shape, _| {
+        out.push((name, shape));
+        Ok(())
+    });
     out
 }
 
@@ -162,12 +121,18 @@ pub fn read_weights(config: &ModelConfig, bytes: &[u8]) -> Result<BTreeMap<Strin
 }
 
 /// Load a validated model onto `device`.
-pub fn load_model(config: &ModelConfig, bytes: &[u8], device: &Device) -> Result<Transformer> {
+pub fn load_model(
+    config: &ModelConfig,
+    positional: &PositionalTable,
+    bytes: &[u8],
+    device: &Device,
+) -> Result<Transformer> {
     let mut tensors = read_weights(config, bytes)?;
-    let mut model = Transformer::new(config, device);
-    for_each_param(&mut model, &mut |name, slot| {
+    let mut model = Transformer::with_positional(config, positional, device);
+    walk(config, Some(&mut model), &mut |name, _, slot| {
         let host = tensors.remove(&name).ok_or(Error::MissingTensor(name))?;
-        slot.set(host, device);
+        slot.ok_or(Error::Invariant("a parameter without its model slot"))?
+            .set(host, device);
         Ok(())
     })?;
     Ok(model)
@@ -175,10 +140,16 @@ pub fn load_model(config: &ModelConfig, bytes: &[u8], device: &Device) -> Result
 
 /// Serialize a model's parameters (native only: reads tensors synchronously).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn save_weights(model: &mut Transformer, half_precision: bool) -> Result<Vec<u8>> {
+pub fn save_weights(
+    config: &ModelConfig,
+    model: &mut Transformer,
+    half_precision: bool,
+) -> Result<Vec<u8>> {
     let mut tensors: Vec<(String, Vec<usize>, Vec<u8>)> = vec![];
-    for_each_param(model, &mut |name, slot| {
-        let host = slot.get()?;
+    walk(config, Some(model), &mut |name, _, slot| {
+        let host = slot
+            .ok_or(Error::Invariant("a parameter without its model slot"))?
+            .get()?;
         let bytes = if half_precision {
             host.data
                 .iter()
@@ -288,85 +259,170 @@ pub fn transpose(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     out
 }
 
-type Visit<'f> = dyn FnMut(String, Slot<'_>) -> Result<()> + 'f;
+type Visit<'f> = dyn FnMut(String, Vec<usize>, Option<Slot<'_>>) -> Result<()> + 'f;
 
-/// Call `f` for every parameter with its file name, in the order of [`expected_tensors`].
-pub fn for_each_param(model: &mut Transformer, f: &mut Visit<'_>) -> Result<()> {
+/// The tensor-name tree, written once: calls `f` with every parameter's file name and PyTorch
+/// shape in file order, and, when a model is given, the model's slot for it. Without a model
+/// it only lists names and shapes (the loader checks a file against them before building
+/// anything).
+pub fn walk(
+    config: &ModelConfig,
+    mut model: Option<&mut Transformer>,
+    f: &mut Visit<'_>,
+) -> Result<()> {
+    let (d, vocab) = (config.d_model, config.tgt_vocab_size);
+    let m = &mut model;
     f(
         "src_embed.weight".into(),
-        Slot::Matrix(&mut model.src_embed.weight),
+        vec![config.src_vocab_size, d],
+        m.as_deref_mut()
+            .map(|m| Slot::Matrix(&mut m.src_embed.weight)),
     )?;
     f(
         "tgt_embed.weight".into(),
-        Slot::Matrix(&mut model.tgt_embed.weight),
+        vec![vocab, d],
+        m.as_deref_mut()
+            .map(|m| Slot::Matrix(&mut m.tgt_embed.weight)),
     )?;
-    for (i, layer) in model.encoder_layers.iter_mut().enumerate() {
-        encoder_layer(&format!("encoder.layers.{i}"), layer, f)?;
+    for i in 0..config.n_encoder_layers {
+        let layer = m.as_deref_mut().and_then(|m| m.encoder_layers.get_mut(i));
+        LayerParts::encoder(layer).walk(config, &format!("encoder.layers.{i}"), f)?;
     }
-    for (i, layer) in model.decoder_layers.iter_mut().enumerate() {
-        decoder_layer(&format!("decoder.layers.{i}"), layer, f)?;
+    for i in 0..config.n_decoder_layers {
+        let layer = m.as_deref_mut().and_then(|m| m.decoder_layers.get_mut(i));
+        LayerParts::decoder(layer).walk(config, &format!("decoder.layers.{i}"), f)?;
     }
-    if let Some(norm) = model.encoder_norm.as_mut() {
-        layer_norm("encoder.norm", norm, f)?;
+    if config.norm_first {
+        let norm = m.as_deref_mut().and_then(|m| m.encoder_norm.as_mut());
+        layer_norm(config, "encoder.norm", norm, f)?;
+        let norm = m.as_deref_mut().and_then(|m| m.decoder_norm.as_mut());
+        layer_norm(config, "decoder.norm", norm, f)?;
     }
-    if let Some(norm) = model.decoder_norm.as_mut() {
-        layer_norm("decoder.norm", norm, f)?;
-    }
-    linear("projection", &mut model.projection, f)
+    let projection = m.as_deref_mut().map(|m| &mut m.projection);
+    linear("projection", [vocab, d], projection, f)
 }
 
-fn encoder_layer(prefix: &str, layer: &mut EncoderLayer, f: &mut Visit<'_>) -> Result<()> {
-    attention(&format!("{prefix}.self_attn"), &mut layer.self_attn, f)?;
-    feed_forward(&format!("{prefix}.ffn"), &mut layer.ffn, f)?;
-    layer_norm(&format!("{prefix}.norm_1"), &mut layer.residual_1.norm, f)?;
-    layer_norm(&format!("{prefix}.norm_2"), &mut layer.residual_2.norm, f)
+/// The parameter blocks of one encoder or decoder layer, in file order (each `None` when only
+/// names and shapes are wanted).
+struct LayerParts<'m> {
+    attentions: Vec<(&'static str, Option<&'m mut MultiHeadAttention>)>,
+    ffn: Option<&'m mut FeedForward>,
+    norms: Vec<Option<&'m mut LayerNorm>>,
 }
 
-fn decoder_layer(prefix: &str, layer: &mut DecoderLayer, f: &mut Visit<'_>) -> Result<()> {
-    attention(&format!("{prefix}.self_attn"), &mut layer.self_attn, f)?;
-    attention(&format!("{prefix}.cross_attn"), &mut layer.cross_attn, f)?;
-    feed_forward(&format!("{prefix}.ffn"), &mut layer.ffn, f)?;
-    layer_norm(&format!("{prefix}.norm_1"), &mut layer.residual_1.norm, f)?;
-    layer_norm(&format!("{prefix}.norm_2"), &mut layer.residual_2.norm, f)?;
-    layer_norm(&format!("{prefix}.norm_3"), &mut layer.residual_3.norm, f)
+impl<'m> LayerParts<'m> {
+    fn encoder(layer: Option<&'m mut EncoderLayer>) -> Self {
+        match layer {
+            Some(l) => Self {
+                attentions: vec![("self_attn", Some(&mut l.self_attn))],
+                ffn: Some(&mut l.ffn),
+                norms: vec![Some(&mut l.residual_1.norm), Some(&mut l.residual_2.norm)],
+            },
+            None => Self {
+                attentions: vec![("self_attn", None)],
+                ffn: None,
+                norms: vec![None, None],
+            },
+        }
+    }
+
+    fn decoder(layer: Option<&'m mut DecoderLayer>) -> Self {
+        match layer {
+            Some(l) => Self {
+                attentions: vec![
+                    ("self_attn", Some(&mut l.self_attn)),
+                    ("cross_attn", Some(&mut l.cross_attn)),
+                ],
+                ffn: Some(&mut l.ffn),
+                norms: vec![
+                    Some(&mut l.residual_1.norm),
+                    Some(&mut l.residual_2.norm),
+                    Some(&mut l.residual_3.norm),
+                ],
+            },
+            None => Self {
+                attentions: vec![("self_attn", None), ("cross_attn", None)],
+                ffn: None,
+                norms: vec![None, None, None],
+            },
+        }
+    }
+
+    /// `{prefix}.{self_attn,cross_attn}.*`, `{prefix}.ffn.*`, `{prefix}.norm_{1,2,3}.*`.
+    fn walk(self, config: &ModelConfig, prefix: &str, f: &mut Visit<'_>) -> Result<()> {
+        let (d, d_ff) = (config.d_model, config.d_ff);
+        for (name, block) in self.attentions {
+            let projections = match block {
+                Some(b) => [
+                    Some(&mut b.w_q),
+                    Some(&mut b.w_k),
+                    Some(&mut b.w_v),
+                    Some(&mut b.w_o),
+                ],
+                None => [None, None, None, None],
+            };
+            for (w, projection) in ["w_q", "w_k", "w_v", "w_o"].into_iter().zip(projections) {
+                let slot = projection.map(|p| Slot::Linear(&mut p.weight));
+                f(format!("{prefix}.{name}.{w}.weight"), vec![d, d], slot)?;
+            }
+        }
+        let (linear_1, linear_2) = match self.ffn {
+            Some(ffn) => (Some(&mut ffn.linear_1), Some(&mut ffn.linear_2)),
+            None => (None, None),
+        };
+        linear(&format!("{prefix}.ffn.linear_1"), [d_ff, d], linear_1, f)?;
+        linear(&format!("{prefix}.ffn.linear_2"), [d, d_ff], linear_2, f)?;
+        for (n, norm) in self.norms.into_iter().enumerate() {
+            layer_norm(config, &format!("{prefix}.norm_{}", n + 1), norm, f)?;
+        }
+        Ok(())
+    }
 }
 
-fn attention(prefix: &str, block: &mut MultiHeadAttention, f: &mut Visit<'_>) -> Result<()> {
+/// A linear layer with its bias: weight `[out, in]`, bias `[out]`.
+fn linear(
+    prefix: &str,
+    [out, input]: [usize; 2],
+    mut block: Option<&mut Linear>,
+    f: &mut Visit<'_>,
+) -> Result<()> {
+    let b = &mut block;
     f(
-        format!("{prefix}.w_q.weight"),
-        Slot::Linear(&mut block.w_q.weight),
+        format!("{prefix}.weight"),
+        vec![out, input],
+        b.as_deref_mut().map(|b| Slot::Linear(&mut b.weight)),
     )?;
+    let bias = match b.as_deref_mut() {
+        Some(block) => {
+            Some(Slot::Vector(block.bias.as_mut().ok_or(
+                Error::Invariant("a linear layer without its bias"),
+            )?))
+        }
+        None => None,
+    };
+    f(format!("{prefix}.bias"), vec![out], bias)
+}
+
+fn layer_norm(
+    config: &ModelConfig,
+    prefix: &str,
+    mut norm: Option<&mut LayerNorm>,
+    f: &mut Visit<'_>,
+) -> Result<()> {
+    let d = config.d_model;
+    let n = &mut norm;
     f(
-        format!("{prefix}.w_k.weight"),
-        Slot::Linear(&mut block.w_k.weight),
+        format!("{prefix}.weight"),
+        vec![d],
+        n.as_deref_mut().map(|n| Slot::Vector(&mut n.gamma)),
     )?;
-    f(
-        format!("{prefix}.w_v.weight"),
-        Slot::Linear(&mut block.w_v.weight),
-    )?;
-    f(
-        format!("{prefix}.w_o.weight"),
-        Slot::Linear(&mut block.w_o.weight),
-    )
-}
-
-fn feed_forward(prefix: &str, block: &mut FeedForward, f: &mut Visit<'_>) -> Result<()> {
-    linear(&format!("{prefix}.linear_1"), &mut block.linear_1, f)?;
-    linear(&format!("{prefix}.linear_2"), &mut block.linear_2, f)
-}
-
-fn linear(prefix: &str, block: &mut Linear, f: &mut Visit<'_>) -> Result<()> {
-    f(format!("{prefix}.weight"), Slot::Linear(&mut block.weight))?;
-    if let Some(bias) = block.bias.as_mut() {
-        f(format!("{prefix}.bias"), Slot::Vector(bias))?;
-    }
-    Ok(())
-}
-
-fn layer_norm(prefix: &str, norm: &mut LayerNorm, f: &mut Visit<'_>) -> Result<()> {
-    f(format!("{prefix}.weight"), Slot::Vector(&mut norm.gamma))?;
-    if let Some(beta) = norm.beta.as_mut() {
-        f(format!("{prefix}.bias"), Slot::Vector(beta))?;
-    }
-    Ok(())
+    let beta = match n.as_deref_mut() {
+        Some(norm) => Some(Slot::Vector(
+            norm.beta
+                .as_mut()
+                .ok_or(Error::Invariant("a layer norm without its bias"))?,
+        )),
+        None => None,
+    };
+    f(format!("{prefix}.bias"), vec![d], beta)
 }

@@ -42,33 +42,36 @@ fn trace_json_is_the_documented_schema() {
         "--json",
     ]);
     assert!(out.status.success());
-    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trace = &answer["trace"];
+    assert!(answer["stages"].is_null());
     assert_eq!(trace["srcTokens"][1], "love");
     assert_eq!(trace["tgtTokens"][0], "<s>");
-    let cross = trace["crossAttention"].as_array().unwrap();
+    let cross = &trace["crossAttention"];
     let rows = trace["tgtIds"].as_array().unwrap().len() - 1;
-    assert_eq!(cross[0][0].as_array().unwrap().len(), rows);
-    assert_eq!(
-        cross[0][0][0].as_array().unwrap().len(),
-        trace["srcIds"].as_array().unwrap().len()
-    );
+    assert_eq!(cross["queries"], rows);
+    assert_eq!(cross["keys"], trace["srcIds"].as_array().unwrap().len());
     let out = attnscope(&[
         "trace",
         "--model",
         "models/en-zh",
         "I love eating apples.",
         "--json",
-        "--pipeline",
+        "--stages",
         "cross:2:1",
     ]);
-    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(trace["pipeline"]["kind"], "cross");
-    assert_eq!(trace["pipeline"]["entropy"].as_array().unwrap().len(), 4);
-    assert_eq!(trace["positionalEncoding"].as_array().unwrap().len(), 64);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["stages"]["kind"], "cross");
+    assert_eq!(answer["stages"]["layer"], 2);
+    assert_eq!(answer["stages"]["entropy"].as_array().unwrap().len(), 4);
+    let out = attnscope(&["positional", "--model", "models/en-zh"]);
+    let table: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        trace["positionalEncoding"][0].as_array().unwrap().len(),
-        128
+        (table["rows"].as_u64(), table["cols"].as_u64()),
+        (Some(64), Some(128))
     );
+    assert_eq!(table["table"].as_array().unwrap().len(), 64 * 128);
+    assert_eq!(table["table"][1], 1.0); // PE(0, 1) = cos 0
     let text = attnscope(&["trace", "--model", "models/date-iso", "1 May 2000"]);
     assert!(String::from_utf8(text.stdout)
         .unwrap()
@@ -101,7 +104,7 @@ fn errors_are_one_line_and_fail() {
             "trace",
             "--model",
             "models/en-zh",
-            "--pipeline",
+            "--stages",
             "sideways:0:0",
             "hi",
         ],
@@ -109,7 +112,7 @@ fn errors_are_one_line_and_fail() {
             "trace",
             "--model",
             "models/en-zh",
-            "--pipeline",
+            "--stages",
             "cross:9:0",
             "hi",
         ],

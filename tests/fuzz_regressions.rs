@@ -1,13 +1,14 @@
 //! Inputs found by `cargo fuzz` (fuzz/regressions/<target>/*) replayed through the same entry
 //! points as the fuzz targets: each must give a value or a typed error, never a panic.
-//! Also writes the tiny seed model the weights fuzzer mutates (an ignored test, run on demand).
+//! Also writes the tiny model the weights fuzzer mutates (an ignored test, run on demand).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use std::path::Path;
 
-use attnscope::folder::{write, ModelFolder, FILES};
+use attnscope::config::SpecialIds;
+use attnscope::folder::ModelFolder;
 use attnscope::tokenizer::TextTokenizer;
 use attnscope::weights::expected_tensors;
 use attnscope::{LoadedModel, ModelConfig};
@@ -32,17 +33,17 @@ fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-fn tiny_seed() -> ModelFolder {
-    ModelFolder::read(&common::repo().join("fuzz/seeds/tiny")).expect("fuzz/seeds/tiny")
+fn tiny_model_folder() -> ModelFolder {
+    ModelFolder::read(&common::repo().join("fuzz/initial/tiny")).expect("fuzz/initial/tiny")
 }
 
 #[test]
 fn load_weights_regressions() {
-    let seed = tiny_seed();
+    let tiny = tiny_model_folder();
     for (name, weights) in inputs("load_weights") {
         let folder = ModelFolder {
             weights,
-            ..seed.clone()
+            ..tiny.clone()
         };
         let _ = LoadedModel::load(folder.files(), &Device::flex())
             .map(|_| ())
@@ -50,8 +51,8 @@ fn load_weights_regressions() {
         eprintln!("load_weights/{name}: no panic");
     }
     assert!(
-        LoadedModel::load(seed.files(), &Device::flex()).is_ok(),
-        "the seed model must load"
+        LoadedModel::load(tiny.files(), &Device::flex()).is_ok(),
+        "the tiny model must load"
     );
 }
 
@@ -77,12 +78,14 @@ fn tokenizer_regressions() {
         TextTokenizer::from_bytes(
             &std::fs::read(common::repo().join("models").join(f)).unwrap(),
             f,
+            SpecialIds::default(),
         )
         .unwrap()
     })
     .collect();
     for (name, data) in inputs("tokenizer") {
-        if let Ok(tokenizer) = TextTokenizer::from_bytes(&data, "fuzz.json") {
+        if let Ok(tokenizer) = TextTokenizer::from_bytes(&data, "fuzz.json", SpecialIds::default())
+        {
             let _ = tokenizer.encode("I love eating apples.");
         }
         let text = String::from_utf8_lossy(&data);
@@ -101,11 +104,11 @@ fn tokenizer_regressions() {
     }
 }
 
-/// `cargo test --release --test fuzz_regressions -- --ignored write_tiny_seed` rewrites
-/// fuzz/seeds/tiny: a 1+1-layer, d_model 8 model whose weights file is a few KB.
+/// `cargo test --release --test fuzz_regressions -- --ignored write_tiny_model` rewrites
+/// fuzz/initial/tiny: a 1+1-layer, d_model 8 model whose weights file is a few KB.
 #[test]
 #[ignore]
-fn write_tiny_seed() {
+fn write_tiny_model() {
     let mut folder = common::tiny_model(true, 7);
     let mut config: ModelConfig = serde_json::from_slice(&folder.config).unwrap();
     config.d_model = 8;
@@ -116,15 +119,8 @@ fn write_tiny_seed() {
     config.max_len = 8;
     folder.config = config.to_json().unwrap().into_bytes();
     folder.weights = common::random_weights(&config, 7);
-    let dir = common::repo().join("fuzz/seeds/tiny");
-    for (name, bytes) in FILES.iter().zip([
-        &folder.config,
-        &folder.weights,
-        &folder.src_tokenizer,
-        &folder.tgt_tokenizer,
-    ]) {
-        write(&dir, name, bytes).unwrap();
-    }
+    let dir = common::repo().join("fuzz/initial/tiny");
+    folder.write(&dir).unwrap();
     assert!(LoadedModel::load(
         ModelFolder::read(Path::new(&dir)).unwrap().files(),
         &Device::flex()

@@ -216,13 +216,28 @@ fn bad_configs_and_tokenizers_are_typed() {
         ..folder.clone()
     };
     assert!(matches!(load(&bad).unwrap_err(), Error::TensorShape { .. }));
-    for text in [&b"not json"[..], b"{}", b"{\"d_model\": -3}", b"\xff\xfe"] {
+    for text in [&b"not json"[..], b"{}", b"{\"d_model\": -3}"] {
         let bad = ModelFolder {
             config: text.to_vec(),
             ..folder.clone()
         };
         assert!(matches!(load(&bad).unwrap_err(), Error::ConfigParse(_)));
     }
+    let bad = ModelFolder {
+        config: b"\xff\xfe".to_vec(),
+        ..folder.clone()
+    };
+    let error = load(&bad).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            Error::NotUtf8 {
+                file: "config.json",
+                ..
+            }
+        ),
+        "{error}"
+    );
     let bad = ModelFolder {
         src_tokenizer: b"<html>not a tokenizer</html>".to_vec(),
         ..folder.clone()

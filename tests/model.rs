@@ -4,10 +4,10 @@
 
 mod common;
 
-use attnscope::recipes::{date_heldout, translate_all, SEED_SENTENCE};
+use attnscope::recipes::{date_heldout, translate_all, EXAMPLE_SENTENCE};
 use attnscope::sampling::Sampling;
 use attnscope::trace::AttentionKind;
-use attnscope::{block_on, AttentionStack, Error, LoadedModel};
+use attnscope::{block_on, AttentionStack, Error, Focus, LoadedModel};
 use burn::tensor::Device;
 
 fn assert_rows_sum_to_one(name: &str, stack: &AttentionStack) {
@@ -25,9 +25,9 @@ fn assert_rows_sum_to_one(name: &str, stack: &AttentionStack) {
 }
 
 #[test]
-fn seed_sentence_translates_to_wo_ai_chi_pingguo() {
+fn example_sentence_translates_to_wo_ai_chi_pingguo() {
     let mut session = common::session(&common::shipped("en-zh"));
-    let trace = block_on(session.translate(SEED_SENTENCE)).unwrap();
+    let trace = block_on(session.translate(EXAMPLE_SENTENCE)).unwrap();
     let output = trace.output.trim_end_matches('。');
     assert_eq!(output, "我爱吃苹果", "got {:?}", trace.output);
     assert_eq!(
@@ -94,11 +94,11 @@ fn padded_key_columns_get_exactly_zero() {
     let session = common::session(&common::shipped("en-zh"));
     let batch = block_on(session.padded_batch(&["I love eating apples.", "Hello!"])).unwrap();
     assert_eq!(batch.tokens[1].last().map(String::as_str), Some("<pad>"));
-    assert!(batch.padding_mask[1].iter().any(|&m| m));
-    assert!(batch.padding_mask[0].iter().all(|&m| !m));
+    assert!(batch.padding_mask[1].hidden.iter().any(|&m| m));
+    assert!(batch.padding_mask[0].hidden.iter().all(|&m| !m));
     let stack = &batch.encoder_self_attention[1];
     let padded: Vec<usize> = (0..stack.keys)
-        .filter(|&k| batch.padding_mask[1][k])
+        .filter(|&k| batch.padding_mask[1].hides(0, k))
         .collect();
     for l in 0..stack.layers {
         for h in 0..stack.heads {
@@ -133,7 +133,7 @@ fn cached_steps_equal_a_full_recompute() {
     ] {
         let mut session = common::session(&folder);
         let text = session.config().example.clone();
-        let trace = block_on(session.translate(&text)).unwrap();
+        let trace = block_on(session.translate(&text)).unwrap().clone();
         let (full_self, full_cross, full_logits) = block_on(session.recompute_decoder()).unwrap();
         common::assert_close(
             "decoder self",
@@ -162,35 +162,39 @@ fn cached_steps_equal_a_full_recompute() {
 #[test]
 fn step_back_force_and_prefix() {
     let mut session = common::session(&common::shipped("en-zh"));
-    block_on(session.start(SEED_SENTENCE)).unwrap();
+    block_on(session.start(EXAMPLE_SENTENCE)).unwrap();
     assert!(matches!(session.back(), Err(Error::AtStart)));
-    let first = block_on(session.step()).unwrap();
-    assert_eq!(first.step.position, 0);
-    assert_eq!(first.cross_attention.keys, 6);
-    assert_eq!(first.decoder_self_attention.keys, 1);
-    assert!(first.step.candidates.len() == 5);
+    let first = block_on(session.step()).unwrap().clone();
+    assert_eq!(first.position, 0);
+    let trace = session.trace().unwrap();
+    assert_eq!(trace.cross_attention.keys, 6);
+    assert_eq!(trace.decoder_self_attention.keys, 1);
+    assert_eq!(trace.causal_mask.rows, 1);
+    assert!(first.candidates.len() == 5);
     assert!(first
-        .step
         .candidates
         .windows(2)
         .all(|w| w[0].probability >= w[1].probability));
-    let second = block_on(session.step()).unwrap();
-    assert_eq!(second.decoder_self_attention.keys, 2);
+    let second = block_on(session.step()).unwrap().clone();
+    let after_two = session.trace().unwrap().clone();
+    assert_eq!(after_two.decoder_self_attention.keys, 2);
+    assert_eq!(after_two.causal_mask.hidden.0, [false, true, false, false]);
     // Back then step again gives the same token and the same rows.
     session.back().unwrap();
-    let again = block_on(session.step()).unwrap();
-    assert_eq!(again.step, second.step);
+    assert_eq!(session.trace().unwrap().decoder_self_attention.queries, 1);
+    let again = block_on(session.step()).unwrap().clone();
+    assert_eq!(again, second);
     common::assert_close(
-        "cross row",
-        &again.cross_attention.data,
-        &second.cross_attention.data,
+        "cross rows",
+        &session.trace().unwrap().cross_attention.data,
+        &after_two.cross_attention.data,
         1e-6,
     );
     // Force the second-best candidate at step 2; decoding continues from it.
-    let alternative = second.step.candidates[1].id;
+    let alternative = second.candidates[1].id;
     let forced = block_on(session.replace_last(alternative)).unwrap();
-    assert!(forced.step.forced);
-    assert_eq!(forced.step.id, alternative);
+    assert!(forced.forced);
+    assert_eq!(forced.id, alternative);
     block_on(session.run_to_end()).unwrap();
     let trace = session.trace().unwrap();
     assert_eq!(trace.tgt_ids[2], alternative);
@@ -224,6 +228,7 @@ fn sampling_is_reproducible_from_its_seed() {
         block_on(session.translate("The weather is nice today."))
             .unwrap()
             .tgt_ids
+            .clone()
     };
     let a = run(&mut session, 9);
     let b = run(&mut session, 9);
@@ -241,9 +246,11 @@ fn sampling_is_reproducible_from_its_seed() {
 }
 
 #[test]
-fn pipeline_stages_are_consistent_with_the_trace() {
+fn head_stages_are_consistent_with_the_trace() {
     let mut session = common::session(&common::shipped("en-zh"));
-    let trace = block_on(session.translate(SEED_SENTENCE)).unwrap();
+    let trace = block_on(session.translate(EXAMPLE_SENTENCE))
+        .unwrap()
+        .clone();
     let d_k = session.config().d_k() as f32;
     for (kind, stack) in [
         (AttentionKind::EncoderSelf, &trace.encoder_self_attention),
@@ -252,7 +259,8 @@ fn pipeline_stages_are_consistent_with_the_trace() {
     ] {
         let layer = stack.layers - 1;
         let head = 1;
-        let p = block_on(session.pipeline(kind, layer, head)).unwrap();
+        let focus = Focus { kind, layer, head };
+        let p = block_on(session.stages(focus)).unwrap().unwrap();
         assert_eq!((p.queries, p.keys), (stack.queries, stack.keys));
         common::assert_close(
             "softmax == trace",
@@ -262,14 +270,20 @@ fn pipeline_stages_are_consistent_with_the_trace() {
         );
         let scaled: Vec<f32> = p.raw.iter().map(|r| r / d_k.sqrt()).collect();
         common::assert_close("scaled", &p.scaled, &scaled, 1e-5);
-        for (i, &hidden) in p.mask.iter().enumerate() {
+        for (i, &hidden) in p.mask.hidden.iter().enumerate() {
             if hidden {
                 assert_eq!(p.softmax[i], 0.0);
                 assert_eq!(p.unscaled_softmax[i], 0.0);
             }
         }
+        // The stages' mask is the trace's: causal for decoder self-attention, padding otherwise.
+        let expected = match kind {
+            AttentionKind::DecoderSelf => trace.causal_mask.expand(p.queries),
+            _ => trace.padding_mask.expand(p.queries),
+        };
+        assert_eq!(p.mask.hidden.0, expected);
         assert_eq!(
-            p.mask.iter().any(|&m| m),
+            p.mask.hidden.iter().any(|&m| m),
             kind == AttentionKind::DecoderSelf
         );
         // Without the scaling the weights are at least as peaked on average.
@@ -277,10 +291,23 @@ fn pipeline_stages_are_consistent_with_the_trace() {
         assert!(mean(&p.unscaled_entropy) <= mean(&p.entropy) + 1e-3);
         assert_eq!(p.entropy.len(), session.config().n_heads);
     }
+    let focus = Focus {
+        kind: AttentionKind::Cross,
+        layer: 99,
+        head: 0,
+    };
     assert!(matches!(
-        block_on(session.pipeline(AttentionKind::Cross, 99, 0)),
+        block_on(session.stages(focus)),
         Err(Error::OutOfRange { .. })
     ));
+    // Before the first step the decoder kinds have no stages, and that is not an error.
+    block_on(session.start(EXAMPLE_SENTENCE)).unwrap();
+    let focus = Focus {
+        kind: AttentionKind::Cross,
+        layer: 0,
+        head: 0,
+    };
+    assert_eq!(block_on(session.stages(focus)).unwrap(), None);
 }
 
 #[test]
@@ -296,12 +323,12 @@ fn odd_input_is_handled_not_fatal() {
     ));
     assert!(matches!(block_on(session.step()), Err(Error::NotStarted)));
     let long = "I love eating apples. ".repeat(500);
-    let source = block_on(session.start(&long)).unwrap();
+    let source = block_on(session.start(&long)).unwrap().clone();
     let cut = source
         .truncation
         .clone()
         .expect("a 10,000-character paste is cut");
-    assert_eq!(source.ids.len(), session.config().max_len);
+    assert_eq!(source.src_ids.len(), session.config().max_len);
     assert_eq!(cut.kept_tokens, session.config().max_len - 1);
     assert!(cut.total_tokens > 2000);
     assert!(
@@ -332,31 +359,66 @@ fn odd_input_is_handled_not_fatal() {
 }
 
 #[test]
-fn trace_json_has_the_documented_schema() {
+fn trace_json_is_flat_with_dimensions() {
     let mut session = common::session(&common::shipped("date-iso"));
-    let trace = block_on(session.translate("Aug 29, '58")).unwrap();
+    let trace = block_on(session.translate("Aug 29, '58")).unwrap().clone();
     let json = serde_json::to_value(&trace).unwrap();
-    for key in [
-        "srcIds",
-        "srcTokens",
-        "tgtIds",
-        "tgtTokens",
-        "encoderSelfAttention",
-        "decoderSelfAttention",
-        "crossAttention",
-        "steps",
-        "output",
-    ] {
-        assert!(json.get(key).is_some(), "missing {key}");
-    }
-    let cross = &json["crossAttention"];
     let config = session.config();
-    assert_eq!(cross.as_array().unwrap().len(), config.n_decoder_layers);
-    assert_eq!(cross[0].as_array().unwrap().len(), config.n_heads);
-    assert_eq!(cross[0][0].as_array().unwrap().len(), trace.steps.len());
+    let cross = &json["crossAttention"];
+    assert_eq!(cross["layers"], config.n_decoder_layers);
+    assert_eq!(cross["heads"], config.n_heads);
+    assert_eq!(cross["queries"], trace.steps.len());
+    assert_eq!(cross["keys"], trace.src_ids.len());
     assert_eq!(
-        cross[0][0][0].as_array().unwrap().len(),
-        trace.src_ids.len()
+        cross["data"].as_array().unwrap().len(),
+        config.n_decoder_layers * config.n_heads * trace.steps.len() * trace.src_ids.len()
     );
+    assert_eq!(json["causalMask"]["rows"], trace.steps.len());
+    assert_eq!(json["causalMask"]["hidden"][1], true);
+    assert_eq!(json["paddingMask"]["rows"], 1);
     assert_eq!(json["tgtIds"][0], config.bos_id);
+    assert_eq!(json["finished"], true);
+}
+
+/// The README's "Trace JSON" table lists exactly the fields that are serialised.
+#[test]
+fn readme_documents_every_trace_field() {
+    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
+    let section = readme
+        .split("### Trace JSON")
+        .nth(1)
+        .expect("README has a Trace JSON section");
+    let section = section.split("\n#").next().unwrap();
+    let documented = |table: &str| -> std::collections::BTreeSet<String> {
+        section
+            .split(table)
+            .nth(1)
+            .expect("the table is in the section")
+            .lines()
+            .skip_while(|line| !line.starts_with('|'))
+            .take_while(|line| line.starts_with('|'))
+            .filter_map(|line| line.split('|').nth(1))
+            .flat_map(|cell| cell.split('`').skip(1).step_by(2).map(str::to_string))
+            .filter(|name| name != "field")
+            .collect()
+    };
+    let mut session = common::session(&common::shipped("date-iso"));
+    let trace = block_on(session.translate("Aug 29, '58")).unwrap().clone();
+    let keys = |value: serde_json::Value| -> std::collections::BTreeSet<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    };
+    assert_eq!(
+        documented("Trace fields:"),
+        keys(serde_json::to_value(&trace).unwrap())
+    );
+    let focus = Focus {
+        kind: AttentionKind::Cross,
+        layer: 0,
+        head: 0,
+    };
+    let stages = block_on(session.stages(focus)).unwrap().unwrap();
+    assert_eq!(
+        documented("Stages fields:"),
+        keys(serde_json::to_value(&stages).unwrap())
+    );
 }

@@ -241,7 +241,7 @@ impl Reference {
 }
 
 fn flat(stack: &AttentionStack) -> Vec<f32> {
-    stack.data.clone()
+    stack.data.0.clone()
 }
 
 /// Decode `text` with the real session, then recompute everything with the reference.

@@ -1,11 +1,12 @@
 //! The wasm API in a real browser (headless Chromium through wasm-bindgen-test): the
-//! `Visualizer` on the CPU and on WebGPU, their agreement, and clean errors for bad files.
+//! `Session` on the CPU and on WebGPU, their agreement, the backend policy, and clean errors
+//! for bad files.
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use attnscope::wasm::Visualizer;
-use js_sys::{Float32Array, Reflect};
-use wasm_bindgen::JsValue;
+use attnscope::wasm::{choose_backend, model_file_names, WebSession};
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -31,8 +32,8 @@ const EN_ZH: Files = Files {
     tgt: include_bytes!("../models/en-zh/tgt_tokenizer.json"),
 };
 
-async fn create(files: &Files, backend: &str) -> Result<Visualizer, JsValue> {
-    Visualizer::create(
+async fn create(files: &Files, backend: &str) -> Result<WebSession, JsValue> {
+    WebSession::create(
         files.config.to_vec(),
         files.weights.to_vec(),
         files.src.to_vec(),
@@ -47,49 +48,111 @@ fn get(value: &JsValue, key: &str) -> JsValue {
     Reflect::get(value, &JsValue::from_str(key)).unwrap()
 }
 
-fn floats(value: &JsValue, key: &str) -> Vec<f32> {
-    Float32Array::from(get(&get(value, key), "data")).to_vec()
+/// A flat vector as it crosses: the little-endian bytes of its `f32`s.
+fn f32s(bytes: JsValue) -> Vec<f32> {
+    Uint8Array::from(bytes)
+        .to_vec()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+fn floats(trace: &JsValue, key: &str) -> Vec<f32> {
+    f32s(get(&get(trace, key), "data"))
 }
 
 fn output(trace: &JsValue) -> String {
     get(trace, "output").as_string().unwrap()
 }
 
+fn string(value: &JsValue, key: &str) -> String {
+    get(value, key).as_string().unwrap()
+}
+
 #[wasm_bindgen_test]
 async fn cpu_translates_and_steps() {
-    let mut viz = create(&EN_ZH, "cpu").await.unwrap();
-    assert_eq!(viz.backend(), "cpu");
-    viz.start("I love eating apples.".into()).await.unwrap();
-    let step = viz.step().await.unwrap();
-    let cross = get(&step, "crossAttention");
+    let mut session = create(&EN_ZH, "cpu").await.unwrap();
+    assert_eq!(session.backend(), "cpu");
+    session.set_focus("cross".into(), 0, 0).unwrap();
+    let answer = session.start("I love eating apples.".into()).await.unwrap();
+    // Nothing decoded yet: no cross-attention stages, and that is not an error.
+    assert!(get(&answer, "stages").is_null());
+    let answer = session.step().await.unwrap();
+    let cross = get(&get(&answer, "trace"), "crossAttention");
     assert_eq!(get(&cross, "keys").as_f64(), Some(6.0));
-    assert!(Float32Array::from(get(&cross, "data")).length() > 0);
-    viz.back().unwrap();
-    viz.run_to_end().await.unwrap();
-    let trace = viz.trace().unwrap();
+    assert_eq!(get(&cross, "queries").as_f64(), Some(1.0));
+    assert_eq!(f32s(get(&cross, "data")).len(), 3 * 4 * 6);
+    let answer = session.back().await.unwrap();
+    assert_eq!(
+        get(&get(&answer, "trace"), "steps")
+            .dyn_into::<js_sys::Array>()
+            .unwrap()
+            .length(),
+        0
+    );
+    let answer = session.run_to_end().await.unwrap();
+    let trace = get(&answer, "trace");
     assert_eq!(output(&trace).trim_end_matches('。'), "我爱吃苹果");
-    let pipeline = viz.pipeline("cross".into(), 0, 0).await.unwrap();
-    assert!(Float32Array::from(get(&pipeline, "unscaledSoftmax")).length() > 0);
-    let batch = viz
+    assert_eq!(get(&trace, "finished").as_bool(), Some(true));
+    // The answer carries the focused head's stages; its softmax is the trace's own matrix.
+    let stages = get(&answer, "stages");
+    assert_eq!(string(&stages, "kind"), "cross");
+    let softmax = f32s(get(&stages, "softmax"));
+    let rows = get(&stages, "queries").as_f64().unwrap() as usize;
+    assert_eq!(
+        softmax[..rows * 6],
+        floats(&trace, "crossAttention")[..rows * 6]
+    );
+    let causal = Uint8Array::from(get(&get(&trace, "causalMask"), "hidden")).to_vec();
+    assert_eq!(causal.len(), rows * rows);
+    assert_eq!((causal[0], causal[1]), (0, 1));
+    let batch = session
         .padded_batch(vec!["I love eating apples.".into(), "Hi!".into()])
         .await
         .unwrap();
     assert!(get(&batch, "paddingMask").is_object());
-    assert!(viz.positional_encoding().is_ok());
-    assert!(viz.config().is_ok());
+    let positional = session.positional_encoding().unwrap();
+    assert_eq!(f32s(get(&positional, "table")).len(), 64 * 128);
+    assert!(session.config().is_ok());
+    let names = model_file_names().unwrap();
+    assert_eq!(string(&names, "weights"), "model.safetensors");
+}
+
+#[wasm_bindgen_test]
+async fn the_backend_policy_follows_the_adapter() {
+    let choice = |preference: &'static str| async move {
+        let choice = choose_backend(preference.into())
+            .await
+            .map_err(JsValue::from)
+            .unwrap();
+        (string(&choice, "backend"), string(&choice, "note"))
+    };
+    assert_eq!(choice("cpu").await, ("cpu".to_string(), String::new()));
+    assert!(choose_backend("quantum".into()).await.is_err());
+    let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
+    let has_webgpu = Reflect::get(&navigator, &"gpu".into()).is_ok_and(|gpu| gpu.is_object());
+    let (webgpu, _) = choice("webgpu").await;
+    let (auto, note) = choice("auto").await;
+    if has_webgpu {
+        // Headless Chromium here offers only SwiftShader, a software fallback adapter.
+        assert_eq!(webgpu, "webgpu");
+        assert_eq!(auto, "cpu");
+        assert!(note.contains("software fallback"), "{note}");
+    } else {
+        assert_eq!((webgpu.as_str(), auto.as_str()), ("cpu", "cpu"));
+    }
 }
 
 #[wasm_bindgen_test]
 async fn bad_input_and_bad_files_are_errors_not_crashes() {
-    let mut viz = create(&DATE, "cpu").await.unwrap();
-    assert!(viz.start(String::new()).await.is_err());
-    assert!(viz.step().await.is_err());
-    assert!(viz.back().is_err());
-    assert!(viz.pipeline("sideways".into(), 0, 0).await.is_err());
-    assert!(viz.set_sampling("sample", 0.0, 5, 1).is_err());
-    viz.start("x".repeat(10_000)).await.unwrap();
-    let trace = viz.trace().unwrap();
-    assert!(get(&trace, "truncation").is_object());
+    let mut session = create(&DATE, "cpu").await.unwrap();
+    assert!(session.start(String::new()).await.is_err());
+    assert!(session.step().await.is_err());
+    assert!(session.back().await.is_err());
+    assert!(session.set_focus("sideways".into(), 0, 0).is_err());
+    assert!(session.set_sampling("sample", 0.0, 5, 1).is_err());
+    let answer = session.start("x".repeat(10_000)).await.unwrap();
+    assert!(get(&get(&answer, "trace"), "truncation").is_object());
     for (name, files) in [
         (
             "truncated weights",
@@ -139,30 +202,32 @@ async fn webgpu_matches_the_cpu() {
     // Where the browser exposes WebGPU (headless Chromium here: SwiftShader), insist on it.
     let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
     let has_webgpu = Reflect::get(&navigator, &"gpu".into()).is_ok_and(|gpu| gpu.is_object());
-    let mut gpu = create(&EN_ZH, if has_webgpu { "webgpu" } else { "auto" })
+    let mut gpu = create(&EN_ZH, if has_webgpu { "webgpu" } else { "cpu" })
         .await
         .unwrap();
     if has_webgpu {
         assert_eq!(gpu.backend(), "webgpu");
     }
-    for viz in [&mut cpu, &mut gpu] {
-        viz.start("My father likes drinking tea.".into())
+    let mut traces = vec![];
+    for session in [&mut cpu, &mut gpu] {
+        let answer = session
+            .translate("My father likes drinking tea.".into())
             .await
             .unwrap();
-        viz.run_to_end().await.unwrap();
+        traces.push(get(&answer, "trace"));
     }
-    let (a, b) = (cpu.trace().unwrap(), gpu.trace().unwrap());
-    assert_eq!(output(&a), output(&b));
+    let (a, b) = (&traces[0], &traces[1]);
+    assert_eq!(output(a), output(b));
     assert_eq!(
-        js_sys::JSON::stringify(&get(&a, "tgtIds")).unwrap(),
-        js_sys::JSON::stringify(&get(&b, "tgtIds")).unwrap()
+        js_sys::JSON::stringify(&get(a, "tgtIds")).unwrap(),
+        js_sys::JSON::stringify(&get(b, "tgtIds")).unwrap()
     );
     for key in [
         "encoderSelfAttention",
         "decoderSelfAttention",
         "crossAttention",
     ] {
-        let (x, y) = (floats(&a, key), floats(&b, key));
+        let (x, y) = (floats(a, key), floats(b, key));
         assert_eq!(x.len(), y.len());
         let worst = x
             .iter()

@@ -10,15 +10,15 @@ use attnscope::ModelConfig;
 use burn::tensor::Device;
 use libfuzzer_sys::fuzz_target;
 
-// A tiny real model (fuzz/seeds/tiny, written by tests/fuzz_regressions.rs): valid weights
+// A tiny real model (fuzz/initial/tiny, written by tests/fuzz_regressions.rs): valid weights
 // files are a few KB, so mutations explore the format instead of copying megabytes.
-const CONFIG: &str = include_str!("../seeds/tiny/config.json");
+const CONFIG: &str = include_str!("../initial/tiny/config.json");
 
 fn config() -> &'static ModelConfig {
     static CONFIG_PARSED: OnceLock<ModelConfig> = OnceLock::new();
     CONFIG_PARSED.get_or_init(|| match ModelConfig::from_json(CONFIG) {
         Ok(config) => config,
-        Err(error) => panic!("fuzz/seeds/tiny/config.json: {error}"),
+        Err(error) => panic!("fuzz/initial/tiny/config.json: {error}"),
     })
 }
 

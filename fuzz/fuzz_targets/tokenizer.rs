@@ -3,6 +3,7 @@
 
 use std::sync::OnceLock;
 
+use attnscope::config::SpecialIds;
 use attnscope::tokenizer::TextTokenizer;
 use libfuzzer_sys::fuzz_target;
 
@@ -15,13 +16,13 @@ const SHIPPED: [&[u8]; 3] = [
 fn shipped() -> &'static [TextTokenizer] {
     static TOKENIZERS: OnceLock<Vec<TextTokenizer>> = OnceLock::new();
     TOKENIZERS.get_or_init(|| {
-        SHIPPED.iter().filter_map(|bytes| TextTokenizer::from_bytes(bytes, "shipped").ok()).collect()
+        SHIPPED.iter().filter_map(|bytes| TextTokenizer::from_bytes(bytes, "shipped", SpecialIds::default()).ok()).collect()
     })
 }
 
 fuzz_target!(|data: &[u8]| {
     // As a tokenizer file.
-    if let Ok(tokenizer) = TextTokenizer::from_bytes(data, "fuzz.json") {
+    if let Ok(tokenizer) = TextTokenizer::from_bytes(data, "fuzz.json", SpecialIds::default()) {
         let _ = tokenizer.encode("I love eating apples.");
     }
     // As text for the real tokenizers: every token keeps a span inside the text.

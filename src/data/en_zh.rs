@@ -2,8 +2,8 @@
 //!
 //! 1. Word glosses from the same HSK dataset (`glosses.tsv`): "apple" → 苹果, "to eat" → 吃.
 //! 2. Generated sentences from a small bilingual grammar: subject × verb phrase × object,
-//!    e.g. "My father likes drinking tea." → 我爸爸喜欢喝茶。 The seed sentence
-//!    "I love eating apples." is never generated (see [`is_seed_sentence`]).
+//!    e.g. "My father likes drinking tea." → 我爸爸喜欢喝茶。 The example sentence
+//!    "I love eating apples." is never generated (see [`is_example_sentence`]).
 
 use super::Pair;
 use crate::sampling::Rng;
@@ -76,8 +76,8 @@ const DRINKS: [(&str, &str); 6] = [
     ("beer", "啤酒"),
 ];
 
-/// Whether `text` is the seed sentence "I love eating apples" (any case, any final punctuation).
-pub fn is_seed_sentence(text: &str) -> bool {
+/// Whether `text` is the example sentence "I love eating apples" (any case, any final punctuation).
+pub fn is_example_sentence(text: &str) -> bool {
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -86,7 +86,7 @@ pub fn is_seed_sentence(text: &str) -> bool {
     words == ["i", "love", "eating", "apples"]
 }
 
-/// Every sentence of the grammar (minus the seed sentence), shuffled, at most `limit`.
+/// Every sentence of the grammar (minus the example sentence), shuffled, at most `limit`.
 pub fn generated_sentences(limit: usize, seed: u64) -> Vec<Pair> {
     let mut pairs = vec![];
     for (subject, subject_zh, third_person) in SUBJECTS {
@@ -95,7 +95,7 @@ pub fn generated_sentences(limit: usize, seed: u64) -> Vec<Pair> {
             for (object, object_zh) in objects {
                 let verb = if third_person { verb_3rd } else { verb };
                 let english = format!("{subject} {verb} {object}.");
-                if is_seed_sentence(&english) {
+                if is_example_sentence(&english) {
                     continue;
                 }
                 pairs.push(Pair::new(
@@ -115,7 +115,7 @@ pub fn gloss_pairs(glosses: &[Pair], train: &[Pair]) -> Vec<Pair> {
     glosses
         .iter()
         .filter(|g| train.iter().any(|p| p.target.contains(g.target.as_str())))
-        .filter(|g| !is_seed_sentence(&g.source))
+        .filter(|g| !is_example_sentence(&g.source))
         .cloned()
         .collect()
 }
@@ -125,17 +125,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_seed_sentence_is_never_generated() {
+    fn the_example_sentence_is_never_generated() {
         let all = generated_sentences(usize::MAX, 1);
         assert!(all.len() > 2000);
-        assert!(all.iter().all(|p| !is_seed_sentence(&p.source)));
+        assert!(all.iter().all(|p| !is_example_sentence(&p.source)));
         assert!(all
             .iter()
             .any(|p| p.source == "I love eating bananas." && p.target == "我爱吃香蕉。"));
         assert!(all
             .iter()
             .any(|p| p.source == "He loves eating apples." && p.target == "他爱吃苹果。"));
-        assert!(is_seed_sentence("i LOVE eating apples!"));
-        assert!(!is_seed_sentence("I love eating apples and bananas."));
+        assert!(is_example_sentence("i LOVE eating apples!"));
+        assert!(!is_example_sentence("I love eating apples and bananas."));
     }
 }

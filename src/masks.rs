@@ -1,0 +1,104 @@
+//! The masks, each written once: which keys a query may not see. The model builds its mask
+//! tensors from these, the trace carries them, and the page draws them from the trace.
+
+use burn::tensor::{Bool, Device, Tensor, TensorData};
+use serde::Serialize;
+
+use crate::trace::Flags;
+
+/// A boolean matrix, row-major, true = the key is hidden from the query. A mask with one row
+/// applies to every query (the padding mask).
+///
+/// # Shapes
+/// `hidden` is `[rows, cols]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mask {
+    /// Query positions (1 for a mask shared by every query).
+    pub rows: usize,
+    /// Key positions.
+    pub cols: usize,
+    /// The flags.
+    pub hidden: Flags,
+}
+
+impl Mask {
+    /// The causal mask over `len` decoder positions: position `q` may not see any `k > q`, so
+    /// a decoder trained on whole sentences cannot peek at the token it must predict.
+    pub fn causal(len: usize) -> Self {
+        let hidden = (0..len * len).map(|i| i % len > i / len).collect();
+        Self {
+            rows: len,
+            cols: len,
+            hidden: Flags(hidden),
+        }
+    }
+
+    /// The padding mask of a source: `<pad>` keys are hidden from every query.
+    pub fn padding(ids: &[u32], pad_id: u32) -> Self {
+        Self {
+            rows: 1,
+            cols: ids.len(),
+            hidden: Flags(ids.iter().map(|&id| id == pad_id).collect()),
+        }
+    }
+
+    /// Whether `query` may not see `key` (a one-row mask answers for every query).
+    pub fn hides(&self, query: usize, key: usize) -> bool {
+        let row = if self.rows == 1 { 0 } else { query };
+        self.hidden
+            .get(row * self.cols + key)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The mask over `[queries, cols]`, one row per query.
+    pub fn expand(&self, queries: usize) -> Vec<bool> {
+        (0..queries * self.cols)
+            .map(|i| self.hides(i / self.cols.max(1), i % self.cols.max(1)))
+            .collect()
+    }
+
+    /// As a tensor that broadcasts over `[batch, heads, rows, cols]`.
+    ///
+    /// # Shapes
+    /// → `[1, 1, rows, cols]`.
+    pub fn to_tensor(&self, device: &Device) -> Tensor<4, Bool> {
+        Tensor::<2, Bool>::from_data(
+            TensorData::new(self.hidden.0.clone(), [self.rows, self.cols]),
+            device,
+        )
+        .reshape([1, 1, self.rows, self.cols])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causal_hides_exactly_the_future() {
+        let mask = Mask::causal(3);
+        let expected = [
+            [false, true, true],
+            [false, false, true],
+            [false, false, false],
+        ];
+        for (q, row) in expected.iter().enumerate() {
+            for (k, &hidden) in row.iter().enumerate() {
+                assert_eq!(mask.hides(q, k), hidden, "query {q}, key {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn padding_applies_to_every_query() {
+        let mask = Mask::padding(&[5, 3, 0, 0], 0);
+        assert_eq!((mask.rows, mask.cols), (1, 4));
+        assert!(mask.hides(7, 2) && mask.hides(0, 3) && !mask.hides(7, 1));
+        assert_eq!(
+            mask.expand(2),
+            [false, false, true, true, false, false, true, true]
+        );
+    }
+}

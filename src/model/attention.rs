@@ -1,0 +1,174 @@
+//! Multi-head attention, the one block every attention view reads: it returns its per-head
+//! weights (and, when probed, its raw scores QKᵀ) instead of stashing them in the module.
+
+use burn::module::Module;
+use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
+use burn::tensor::activation::softmax;
+use burn::tensor::{Bool, Device, Tensor};
+
+use crate::config::ModelConfig;
+use crate::trace::AttentionKind;
+
+/// Which attention block's raw scores to keep during a forward pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// The kind of attention.
+    pub kind: AttentionKind,
+    /// The layer within its stack.
+    pub layer: usize,
+}
+
+/// Keys and values of one attention block, already split into heads.
+#[derive(Clone, Debug)]
+pub struct KeyValue {
+    /// `[batch, heads, k_len, d_k]`
+    pub keys: Tensor<4>,
+    /// `[batch, heads, k_len, d_k]`
+    pub values: Tensor<4>,
+}
+
+impl KeyValue {
+    /// Append `other` along the key axis (a new decoding step).
+    pub fn append(self, other: KeyValue) -> KeyValue {
+        KeyValue {
+            keys: Tensor::cat(vec![self.keys, other.keys], 2),
+            values: Tensor::cat(vec![self.values, other.values], 2),
+        }
+    }
+
+    /// Keep the first `len` keys (undo decoding steps).
+    pub fn truncate(self, len: usize) -> KeyValue {
+        KeyValue {
+            keys: self.keys.narrow(2, 0, len),
+            values: self.values.narrow(2, 0, len),
+        }
+    }
+
+    /// Number of keys held.
+    pub fn len(&self) -> usize {
+        self.keys.dims()[2]
+    }
+
+    /// Whether no key is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What one attention call produces.
+#[derive(Clone, Debug)]
+pub struct AttentionOutput {
+    /// Heads concatenated and projected by `w_o`: `[batch, q_len, d_model]`.
+    pub context: Tensor<3>,
+    /// softmax(mask(QKᵀ/√d_k)): `[batch, heads, q_len, k_len]`.
+    pub weights: Tensor<4>,
+    /// QKᵀ before scaling and masking, kept only when probed: `[batch, heads, q_len, k_len]`.
+    pub raw_scores: Option<Tensor<4>>,
+}
+
+/// Multi-head attention with four bias-free projections `w_q, w_k, w_v, w_o`.
+#[derive(Module, Debug)]
+pub struct MultiHeadAttention {
+    /// Query projection, `[d_model, d_model]`.
+    pub w_q: Linear,
+    /// Key projection.
+    pub w_k: Linear,
+    /// Value projection.
+    pub w_v: Linear,
+    /// Output projection applied to the concatenated heads.
+    pub w_o: Linear,
+    dropout: Dropout,
+    n_heads: usize,
+    d_k: usize,
+    mask_value: f64,
+}
+
+impl MultiHeadAttention {
+    /// A randomly initialised block (Xavier-uniform projections).
+    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+        let linear = || {
+            LinearConfig::new(config.d_model, config.d_model)
+                .with_bias(false)
+                .with_initializer(Initializer::XavierUniform { gain: 1.0 })
+                .init(device)
+        };
+        Self {
+            w_q: linear(),
+            w_k: linear(),
+            w_v: linear(),
+            w_o: linear(),
+            dropout: DropoutConfig::new(config.dropout).init(),
+            n_heads: config.n_heads,
+            d_k: config.d_k(),
+            mask_value: config.mask_value,
+        }
+    }
+
+    /// `[batch, len, d_model]` → `[batch, heads, len, d_k]`.
+    fn split_heads(&self, x: Tensor<3>) -> Tensor<4> {
+        let [batch, len, _] = x.dims();
+        x.reshape([batch, len, self.n_heads, self.d_k])
+            .swap_dims(1, 2)
+    }
+
+    /// Project keys and values once, e.g. the encoder output for every decoding step.
+    ///
+    /// # Shapes
+    /// `x: [batch, k_len, d_model]` → keys and values `[batch, heads, k_len, d_k]`.
+    pub fn project_key_value(&self, x: Tensor<3>) -> KeyValue {
+        KeyValue {
+            keys: self.split_heads(self.w_k.forward(x.clone())),
+            values: self.split_heads(self.w_v.forward(x)),
+        }
+    }
+
+    /// Attend from `query_input` to already projected keys and values.
+    ///
+    /// `mask` is true where a key must not be seen; it broadcasts over `[batch, heads, q_len, k_len]`.
+    ///
+    /// # Shapes
+    /// `query_input: [batch, q_len, d_model]`, `kv: [batch, heads, k_len, d_k]`
+    /// → context `[batch, q_len, d_model]`, weights `[batch, heads, q_len, k_len]`.
+    pub fn attend(
+        &self,
+        query_input: Tensor<3>,
+        kv: &KeyValue,
+        mask: Option<Tensor<4, Bool>>,
+        keep_raw_scores: bool,
+    ) -> AttentionOutput {
+        let query = self.split_heads(self.w_q.forward(query_input)); // [batch, heads, q_len, d_k]
+        let raw = query.matmul(kv.keys.clone().swap_dims(2, 3)); // [batch, heads, q_len, k_len]
+                                                                 // Without the 1/√d_k the dot products grow with d_k and softmax saturates.
+        let mut scores = raw.clone().div_scalar((self.d_k as f32).sqrt());
+        if let Some(mask) = mask {
+            scores = scores.mask_fill(mask, self.mask_value);
+        }
+        let weights = softmax(scores, 3); // [batch, heads, q_len, k_len]
+        let heads = self
+            .dropout
+            .forward(weights.clone())
+            .matmul(kv.values.clone()); // [batch, heads, q_len, d_k]
+        let [batch, n_heads, q_len, d_k] = heads.dims();
+        let concatenated = heads.swap_dims(1, 2).reshape([batch, q_len, n_heads * d_k]); // [batch, q_len, d_model]
+        AttentionOutput {
+            context: self.w_o.forward(concatenated),
+            weights,
+            raw_scores: keep_raw_scores.then_some(raw),
+        }
+    }
+
+    /// Project `key_value_input` and attend to it.
+    ///
+    /// # Shapes
+    /// `query_input: [batch, q_len, d_model]`, `key_value_input: [batch, k_len, d_model]`.
+    pub fn forward(
+        &self,
+        query_input: Tensor<3>,
+        key_value_input: Tensor<3>,
+        mask: Option<Tensor<4, Bool>>,
+        keep_raw_scores: bool,
+    ) -> AttentionOutput {
+        let kv = self.project_key_value(key_value_input);
+        self.attend(query_input, &kv, mask, keep_raw_scores)
+    }
+}

@@ -1,0 +1,294 @@
+//! The layers around attention: the position-wise feed-forward network, Add & Norm, and the
+//! encoder and decoder layers, in the order the paper introduces them.
+
+use burn::module::Module;
+use burn::nn::{
+    Dropout, DropoutConfig, Initializer, LayerNorm, LayerNormConfig, Linear, LinearConfig,
+};
+use burn::tensor::activation::relu;
+use burn::tensor::{Bool, Device, Tensor};
+
+use super::attention::{AttentionOutput, KeyValue, MultiHeadAttention};
+use crate::config::ModelConfig;
+use crate::trace::AttentionKind;
+
+// ---------------------------------------------------------------------------------------------
+// Position-wise feed-forward network
+// ---------------------------------------------------------------------------------------------
+
+/// linear_1 → ReLU → dropout → linear_2, applied to every position alone.
+#[derive(Module, Debug)]
+pub struct FeedForward {
+    /// `d_model → d_ff`, with bias.
+    pub linear_1: Linear,
+    /// `d_ff → d_model`, with bias.
+    pub linear_2: Linear,
+    dropout: Dropout,
+}
+
+impl FeedForward {
+    /// A randomly initialised block.
+    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+        let xavier = Initializer::XavierUniform { gain: 1.0 };
+        Self {
+            linear_1: LinearConfig::new(config.d_model, config.d_ff)
+                .with_initializer(xavier.clone())
+                .init(device),
+            linear_2: LinearConfig::new(config.d_ff, config.d_model)
+                .with_initializer(xavier)
+                .init(device),
+            dropout: DropoutConfig::new(config.dropout).init(),
+        }
+    }
+
+    /// # Shapes
+    /// `[batch, len, d_model]` → `[batch, len, d_model]`.
+    pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
+        self.linear_2
+            .forward(self.dropout.forward(relu(self.linear_1.forward(x))))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Add & Norm
+// ---------------------------------------------------------------------------------------------
+
+/// One residual connection around a sublayer, with its LayerNorm in either placement.
+#[derive(Module, Debug)]
+pub struct Residual {
+    /// The LayerNorm (`weight`/`bias` in PyTorch's names, `gamma`/`beta` in burn's).
+    pub norm: LayerNorm,
+    dropout: Dropout,
+    norm_first: bool,
+}
+
+impl Residual {
+    /// A fresh residual connection.
+    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+        Self {
+            norm: LayerNormConfig::new(config.d_model)
+                .with_epsilon(config.layer_norm_eps)
+                .init(device),
+            dropout: DropoutConfig::new(config.dropout).init(),
+            norm_first: config.norm_first,
+        }
+    }
+
+    /// The sublayer's input: `norm(x)` in pre-norm, `x` itself in post-norm.
+    pub fn input(&self, x: Tensor<3>) -> Tensor<3> {
+        if self.norm_first {
+            self.norm.forward(x)
+        } else {
+            x
+        }
+    }
+
+    /// Combine: `x + dropout(y)` in pre-norm, `norm(x + dropout(y))` in post-norm.
+    pub fn output(&self, x: Tensor<3>, sublayer_output: Tensor<3>) -> Tensor<3> {
+        let sum = x + self.dropout.forward(sublayer_output);
+        if self.norm_first {
+            sum
+        } else {
+            self.norm.forward(sum)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoder layer
+// ---------------------------------------------------------------------------------------------
+
+/// Self-attention, Add & Norm, feed-forward, Add & Norm.
+#[derive(Module, Debug)]
+pub struct EncoderLayer {
+    /// Self-attention over the source.
+    pub self_attn: MultiHeadAttention,
+    /// Feed-forward network.
+    pub ffn: FeedForward,
+    /// Around the self-attention (`norm_1`).
+    pub residual_1: Residual,
+    /// Around the feed-forward network (`norm_2`).
+    pub residual_2: Residual,
+}
+
+impl EncoderLayer {
+    /// A randomly initialised layer.
+    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+        Self {
+            self_attn: MultiHeadAttention::new(config, device),
+            ffn: FeedForward::new(config, device),
+            residual_1: Residual::new(config, device),
+            residual_2: Residual::new(config, device),
+        }
+    }
+
+    /// # Shapes
+    /// `x: [batch, src_len, d_model]`, `padding_mask: [batch, 1, 1, src_len]`
+    /// → `[batch, src_len, d_model]` and the attention (weights `[batch, heads, src_len, src_len]`).
+    pub fn forward(
+        &self,
+        x: Tensor<3>,
+        padding_mask: Option<Tensor<4, Bool>>,
+        keep_raw_scores: bool,
+    ) -> (Tensor<3>, AttentionOutput) {
+        let input = self.residual_1.input(x.clone());
+        let attention = self
+            .self_attn
+            .forward(input.clone(), input, padding_mask, keep_raw_scores);
+        let x = self.residual_1.output(x, attention.context.clone());
+        let x = self
+            .residual_2
+            .output(x.clone(), self.ffn.forward(self.residual_2.input(x)));
+        (x, attention)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoder layer
+// ---------------------------------------------------------------------------------------------
+
+/// Masked self-attention, cross-attention, feed-forward, each with Add & Norm.
+#[derive(Module, Debug)]
+pub struct DecoderLayer {
+    /// Masked self-attention over the target prefix.
+    pub self_attn: MultiHeadAttention,
+    /// Cross-attention: queries from the decoder, keys and values from the encoder output.
+    pub cross_attn: MultiHeadAttention,
+    /// Feed-forward network.
+    pub ffn: FeedForward,
+    /// Around the self-attention (`norm_1`).
+    pub residual_1: Residual,
+    /// Around the cross-attention (`norm_2`).
+    pub residual_2: Residual,
+    /// Around the feed-forward network (`norm_3`).
+    pub residual_3: Residual,
+}
+
+/// What a decoder layer returns besides its output.
+#[derive(Clone, Debug)]
+pub struct DecoderLayerAttention {
+    /// Masked self-attention.
+    pub self_attention: AttentionOutput,
+    /// Cross-attention.
+    pub cross_attention: AttentionOutput,
+}
+
+/// What a decoder layer reads, built like burn's `MhaInput`:
+/// `DecoderInput::new(x, memory).self_mask(m).cross_mask(p).cache(slot)`.
+///
+/// # Shapes
+/// `x: [batch, tgt_len, d_model]`; `memory`: the encoder output projected into this layer's
+/// cross-attention keys and values, `[batch, heads, src_len, d_k]`; `self_mask:
+/// [1|batch, 1, tgt_len, keys]`; `cross_mask: [batch, 1, 1, src_len]`.
+pub struct DecoderInput<'a> {
+    x: Tensor<3>,
+    memory: &'a KeyValue,
+    self_mask: Option<Tensor<4, Bool>>,
+    cross_mask: Option<Tensor<4, Bool>>,
+    cache: Option<&'a mut Option<KeyValue>>,
+    keep_scores: Option<AttentionKind>,
+}
+
+impl<'a> DecoderInput<'a> {
+    /// The layer input and the projected encoder output, no masks, no cache.
+    pub fn new(x: Tensor<3>, memory: &'a KeyValue) -> Self {
+        Self {
+            x,
+            memory,
+            self_mask: None,
+            cross_mask: None,
+            cache: None,
+            keep_scores: None,
+        }
+    }
+
+    /// Hide keys from the self-attention (the causal mask over a whole prefix).
+    pub fn self_mask(mut self, mask: Option<Tensor<4, Bool>>) -> Self {
+        self.self_mask = mask;
+        self
+    }
+
+    /// Hide source keys from the cross-attention (the padding mask).
+    pub fn cross_mask(mut self, mask: Tensor<4, Bool>) -> Self {
+        self.cross_mask = Some(mask);
+        self
+    }
+
+    /// Decode step by step: append this call's keys and values to `slot` and attend to all.
+    pub fn cache(mut self, slot: Option<&'a mut Option<KeyValue>>) -> Self {
+        self.cache = slot;
+        self
+    }
+
+    /// Keep the raw scores QKᵀ of this kind of attention (for the head-stages view).
+    pub fn keep_scores(mut self, kind: Option<AttentionKind>) -> Self {
+        self.keep_scores = kind;
+        self
+    }
+}
+
+impl DecoderLayer {
+    /// A randomly initialised layer.
+    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+        Self {
+            self_attn: MultiHeadAttention::new(config, device),
+            cross_attn: MultiHeadAttention::new(config, device),
+            ffn: FeedForward::new(config, device),
+            residual_1: Residual::new(config, device),
+            residual_2: Residual::new(config, device),
+            residual_3: Residual::new(config, device),
+        }
+    }
+
+    /// One decoder layer, either over a whole prefix (no cache, a causal `self_mask`) or for
+    /// new positions appended to a key/value cache (the cache grows).
+    ///
+    /// # Shapes
+    /// `x: [batch, tgt_len, d_model]` → `[batch, tgt_len, d_model]`; see [`DecoderInput`].
+    pub fn forward(&self, input: DecoderInput<'_>) -> (Tensor<3>, DecoderLayerAttention) {
+        let DecoderInput {
+            x,
+            memory,
+            self_mask,
+            cross_mask,
+            cache,
+            keep_scores,
+        } = input;
+        let keep_self_scores = keep_scores == Some(AttentionKind::DecoderSelf);
+        let keep_cross_scores = keep_scores == Some(AttentionKind::Cross);
+        let input = self.residual_1.input(x.clone());
+        let new_kv = self.self_attn.project_key_value(input.clone());
+        let kv = match cache {
+            Some(slot) => {
+                let grown = match slot.take() {
+                    Some(previous) => previous.append(new_kv),
+                    None => new_kv,
+                };
+                *slot = Some(grown.clone());
+                grown
+            }
+            None => new_kv,
+        };
+        let self_attention = self
+            .self_attn
+            .attend(input, &kv, self_mask, keep_self_scores);
+        let x = self.residual_1.output(x, self_attention.context.clone());
+
+        let input = self.residual_2.input(x.clone());
+        let cross_attention = self
+            .cross_attn
+            .attend(input, memory, cross_mask, keep_cross_scores);
+        let x = self.residual_2.output(x, cross_attention.context.clone());
+
+        let x = self
+            .residual_3
+            .output(x.clone(), self.ffn.forward(self.residual_3.input(x)));
+        (
+            x,
+            DecoderLayerAttention {
+                self_attention,
+                cross_attention,
+            },
+        )
+    }
+}

@@ -1,0 +1,268 @@
+//! The Transformer of "Attention Is All You Need", read top to bottom like the paper:
+//! embedding + positional encoding, multi-head attention, feed-forward, encoder layer,
+//! decoder layer, the two stacks, the output projection.
+//!
+//! Every attention call returns its per-head weights (and, when probed, its raw scores QKᵀ):
+//! nothing is stashed in the modules. The model is backend-agnostic: the `Device` it is built on
+//! (flex on the CPU, wgpu for WebGPU) decides where it runs.
+
+mod attention;
+mod layers;
+
+pub use attention::{AttentionOutput, KeyValue, MultiHeadAttention, Probe};
+pub use layers::{
+    DecoderInput, DecoderLayer, DecoderLayerAttention, EncoderLayer, FeedForward, Residual,
+};
+
+use burn::module::Module;
+use burn::nn::{
+    Dropout, DropoutConfig, Embedding, EmbeddingConfig, Initializer, LayerNorm, LayerNormConfig,
+    Linear, LinearConfig,
+};
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+
+use crate::config::ModelConfig;
+use crate::masks::Mask;
+use crate::positional::PositionalTable;
+use crate::trace::AttentionKind;
+
+/// Encoder and decoder stacks with embeddings, positional encoding and the output projection.
+#[derive(Module, Debug)]
+pub struct Transformer {
+    /// Source token embedding, `[src_vocab, d_model]`.
+    pub src_embed: Embedding,
+    /// Target token embedding, `[tgt_vocab, d_model]`.
+    pub tgt_embed: Embedding,
+    /// Encoder layers.
+    pub encoder_layers: Vec<EncoderLayer>,
+    /// Final encoder norm (pre-norm only).
+    pub encoder_norm: Option<LayerNorm>,
+    /// Decoder layers.
+    pub decoder_layers: Vec<DecoderLayer>,
+    /// Final decoder norm (pre-norm only).
+    pub decoder_norm: Option<LayerNorm>,
+    /// Output projection to target-vocabulary logits.
+    pub projection: Linear,
+    /// The sinusoidal table, `[max_len, d_model]`: a constant, not a parameter.
+    pub positional_encoding: Tensor<2>,
+    dropout: Dropout,
+    d_model: usize,
+    embed_scale: bool,
+    pad_id: u32,
+}
+
+/// The encoder's result.
+#[derive(Clone, Debug)]
+pub struct EncoderOutput {
+    /// Encoder output (after the final norm in pre-norm): `[batch, src_len, d_model]`.
+    pub memory: Tensor<3>,
+    /// One attention per layer, weights `[batch, heads, src_len, src_len]`.
+    pub attention: Vec<AttentionOutput>,
+    /// `[batch, 1, 1, src_len]`, true at `<pad>` keys.
+    pub padding_mask: Tensor<4, Bool>,
+}
+
+/// The decoder's result over a whole prefix or a step.
+#[derive(Clone, Debug)]
+pub struct DecoderOutput {
+    /// Logits over the target vocabulary: `[batch, tgt_len, tgt_vocab]`.
+    pub logits: Tensor<3>,
+    /// Per layer.
+    pub attention: Vec<DecoderLayerAttention>,
+}
+
+impl Transformer {
+    /// A randomly initialised model for `config` on `device` (training starts here).
+    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+        Self::with_positional(config, &PositionalTable::new(config), device)
+    }
+
+    /// A randomly initialised model that adds the given positional table to its embeddings.
+    pub fn with_positional(
+        config: &ModelConfig,
+        positional: &PositionalTable,
+        device: &Device,
+    ) -> Self {
+        let embedding = |vocab| {
+            // N(0, d^-1/2): after the ×√d scaling the token vectors have unit scale, like the PE.
+            EmbeddingConfig::new(vocab, config.d_model)
+                .with_initializer(Initializer::Normal {
+                    mean: 0.0,
+                    std: (config.d_model as f64).powf(-0.5),
+                })
+                .init(device)
+        };
+        let norm = || {
+            config.norm_first.then(|| {
+                LayerNormConfig::new(config.d_model)
+                    .with_epsilon(config.layer_norm_eps)
+                    .init(device)
+            })
+        };
+        Self {
+            src_embed: embedding(config.src_vocab_size),
+            tgt_embed: embedding(config.tgt_vocab_size),
+            encoder_layers: (0..config.n_encoder_layers)
+                .map(|_| EncoderLayer::new(config, device))
+                .collect(),
+            encoder_norm: norm(),
+            decoder_layers: (0..config.n_decoder_layers)
+                .map(|_| DecoderLayer::new(config, device))
+                .collect(),
+            decoder_norm: norm(),
+            projection: LinearConfig::new(config.d_model, config.tgt_vocab_size)
+                .with_initializer(Initializer::XavierUniform { gain: 1.0 })
+                .init(device),
+            positional_encoding: Tensor::from_data(
+                TensorData::new(
+                    positional.values.to_vec(),
+                    [positional.rows, positional.cols],
+                ),
+                device,
+            ),
+            dropout: DropoutConfig::new(config.dropout).init(),
+            d_model: config.d_model,
+            embed_scale: config.embed_scale,
+            pad_id: config.pad_id,
+        }
+    }
+
+    /// Token embedding (×√d_model when configured) plus the positional encoding from `start`.
+    ///
+    /// # Shapes
+    /// `ids: [batch, len]` → `[batch, len, d_model]`.
+    fn embed(&self, embedding: &Embedding, ids: Tensor<2, Int>, start: usize) -> Tensor<3> {
+        let [_, len] = ids.dims();
+        let mut x = embedding.forward(ids); // [batch, len, d_model]
+        if self.embed_scale {
+            x = x.mul_scalar((self.d_model as f32).sqrt());
+        }
+        let pe = self
+            .positional_encoding
+            .clone()
+            .narrow(0, start, len)
+            .unsqueeze_dim::<3>(0); // [1, len, d_model]
+        self.dropout.forward(x + pe)
+    }
+
+    /// `[batch, 1, 1, len]`, true where `ids` is `<pad>`.
+    pub fn padding_mask(&self, ids: Tensor<2, Int>) -> Tensor<4, Bool> {
+        let [batch, len] = ids.dims();
+        ids.equal_elem(self.pad_id as i64)
+            .reshape([batch, 1, 1, len])
+    }
+
+    /// Run the encoder.
+    ///
+    /// # Shapes
+    /// `src: [batch, src_len]` → memory `[batch, src_len, d_model]`.
+    pub fn encode(&self, src: Tensor<2, Int>, probe: Option<Probe>) -> EncoderOutput {
+        let padding_mask = self.padding_mask(src.clone());
+        let mut x = self.embed(&self.src_embed, src, 0);
+        let mut attention = Vec::with_capacity(self.encoder_layers.len());
+        for (index, layer) in self.encoder_layers.iter().enumerate() {
+            let keep = probe
+                == Some(Probe {
+                    kind: AttentionKind::EncoderSelf,
+                    layer: index,
+                });
+            let (next, layer_attention) = layer.forward(x, Some(padding_mask.clone()), keep);
+            x = next;
+            attention.push(layer_attention);
+        }
+        if let Some(norm) = &self.encoder_norm {
+            x = norm.forward(x);
+        }
+        EncoderOutput {
+            memory: x,
+            attention,
+            padding_mask,
+        }
+    }
+
+    /// The encoder output projected into each decoder layer's cross-attention keys and values.
+    pub fn cross_key_values(&self, memory: Tensor<3>) -> Vec<KeyValue> {
+        self.decoder_layers
+            .iter()
+            .map(|layer| layer.cross_attn.project_key_value(memory.clone()))
+            .collect()
+    }
+
+    /// Run the decoder over a whole target prefix with the causal mask (training, full recompute).
+    ///
+    /// # Shapes
+    /// `tgt: [batch, tgt_len]`, `memory: [batch, src_len, d_model]` → logits `[batch, tgt_len, tgt_vocab]`.
+    pub fn decode(
+        &self,
+        tgt: Tensor<2, Int>,
+        encoded: &EncoderOutput,
+        probe: Option<Probe>,
+    ) -> DecoderOutput {
+        let [_, len] = tgt.dims();
+        // The causal mask alone: in a padded batch every <pad> sits after the last real token,
+        // so causality already hides it from every real position (pad rows carry no loss).
+        // Masking target <pad> ids as well would make this path differ from step-by-step
+        // decoding whenever a model emits the <pad> id as a token.
+        let self_mask = Mask::causal(len).to_tensor(&tgt.device());
+        let x = self.embed(&self.tgt_embed, tgt, 0);
+        let cross = self.cross_key_values(encoded.memory.clone());
+        self.run_decoder(
+            x,
+            &cross,
+            Some(self_mask),
+            &encoded.padding_mask,
+            None,
+            probe,
+        )
+    }
+
+    /// One decoding step for the tokens at `position`, growing `cache` (one slot per layer).
+    ///
+    /// # Shapes
+    /// `tokens: [batch, 1]` → logits `[batch, 1, tgt_vocab]`; each layer's self-attention
+    /// weights are `[batch, heads, 1, position + 1]`, cross-attention `[batch, heads, 1, src_len]`.
+    pub fn decode_step(
+        &self,
+        tokens: Tensor<2, Int>,
+        position: usize,
+        cross: &[KeyValue],
+        padding_mask: &Tensor<4, Bool>,
+        cache: &mut [Option<KeyValue>],
+    ) -> DecoderOutput {
+        let x = self.embed(&self.tgt_embed, tokens, position);
+        self.run_decoder(x, cross, None, padding_mask, Some(cache), None)
+    }
+
+    fn run_decoder(
+        &self,
+        mut x: Tensor<3>,
+        cross: &[KeyValue],
+        self_mask: Option<Tensor<4, Bool>>,
+        padding_mask: &Tensor<4, Bool>,
+        mut cache: Option<&mut [Option<KeyValue>]>,
+        probe: Option<Probe>,
+    ) -> DecoderOutput {
+        let mut attention = Vec::with_capacity(self.decoder_layers.len());
+        for (index, (layer, memory)) in self.decoder_layers.iter().zip(cross).enumerate() {
+            let keep_scores = probe
+                .filter(|p| p.layer == index && p.kind != AttentionKind::EncoderSelf)
+                .map(|p| p.kind);
+            let slot = cache.as_deref_mut().and_then(|slots| slots.get_mut(index));
+            let input = DecoderInput::new(x, memory)
+                .self_mask(self_mask.clone())
+                .cross_mask(padding_mask.clone())
+                .cache(slot)
+                .keep_scores(keep_scores);
+            let (next, layer_attention) = layer.forward(input);
+            x = next;
+            attention.push(layer_attention);
+        }
+        if let Some(norm) = &self.decoder_norm {
+            x = norm.forward(x);
+        }
+        DecoderOutput {
+            logits: self.projection.forward(x),
+            attention,
+        }
+    }
+}
