@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 // Browser benchmark driver (headless Debian Chromium through playwright-core). Prints markdown
 // tables and writes benches/out/browser.json. Timings are reported, never asserted.
 //
@@ -10,10 +14,6 @@
 //    main-thread long tasks while typing, wasm memory after 50 and 1,000 inferences.
 // 3. Sizes: each wasm module raw and gzipped, the model files.
 import { chromium } from 'playwright-core';
-import { gzipSync } from 'node:zlib';
-import { readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { makeServer } from '../scripts/serve.mjs';
 import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
 
@@ -40,14 +40,22 @@ async function benchPage(model, engines, runs) {
 }
 
 function printBench(r) {
-  console.log(`\n### ${r.model}: same page, same weights (median / p95 ms over ${r.engines.cpu[0].greedy.runs} runs after warm-up; cold = first greedy decode)\n`);
+  console.log(
+    `\n### ${r.model}: same page, same weights (median / p95 ms over ${r.engines.cpu[0].greedy.runs} runs after warm-up; cold = first greedy decode)\n`,
+  );
   console.log('| src tokens | out tokens | engine | encode | one decode step | greedy decode | cold greedy |');
   console.log('|---|---|---|---|---|---|---|');
   for (const [i, row] of r.engines.cpu.entries()) {
-    for (const [name, label] of [['cpu', 'attnscope CPU (wasm)'], ['webgpu', `attnscope WebGPU (${r.adapter?.architecture || 'n/a'})`], ['ort', 'onnxruntime-web (wasm, 1 thread)']]) {
+    for (const [name, label] of [
+      ['cpu', 'attnscope CPU (wasm)'],
+      ['webgpu', `attnscope WebGPU (${r.adapter?.architecture || 'n/a'})`],
+      ['ort', 'onnxruntime-web (wasm, 1 thread)'],
+    ]) {
       const e = r.engines[name]?.[i];
       if (!e) continue;
-      console.log(`| ${row.n} | ${row.out} | ${label} | ${f(e.encode.median)} / ${f(e.encode.p95)} | ${f(e.step.median)} / ${f(e.step.p95)} | ${f(e.greedy.median)} / ${f(e.greedy.p95)} | ${f(e.coldMs)} |`);
+      console.log(
+        `| ${row.n} | ${row.out} | ${label} | ${f(e.encode.median)} / ${f(e.encode.p95)} | ${f(e.step.median)} / ${f(e.step.p95)} | ${f(e.greedy.median)} / ${f(e.greedy.p95)} | ${f(e.coldMs)} |`,
+      );
     }
   }
 }
@@ -71,14 +79,18 @@ async function realPage() {
   // Keystroke to redraw, one key at a time (each waits out the 150 ms debounce), and long tasks.
   await page.evaluate(() => {
     window.__longTasks = [];
-    new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__longTasks.push(e.duration))).observe({ type: 'longtask' });
-    window.__attnscope.state.redraws.length = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+    }).observe({ type: 'longtask' });
+    window.__attnscope.redraws.length = 0;
   });
   out.keystrokeToRedraw = await typeKeys(page, ' My father likes drinking tea and we eat noodles.', 400);
   out.longTasksWhileTyping = await page.evaluate(() => ({ count: window.__longTasks.length, maxMs: Math.max(0, ...window.__longTasks) }));
   // Burst typing (no pauses): long tasks only.
   const input = page.locator('#source-input');
-  await page.evaluate(() => { window.__longTasks.length = 0; });
+  await page.evaluate(() => {
+    window.__longTasks.length = 0;
+  });
   await input.pressSequentially(' and then some more words to type quickly without any pause at all', { delay: 0 });
   await page.waitForTimeout(1500);
   out.longTasksBurst = await page.evaluate(() => ({ count: window.__longTasks.length, maxMs: Math.max(0, ...window.__longTasks) }));
@@ -88,7 +100,10 @@ async function realPage() {
     const sizes = {};
     for (let i = 1; i <= 1000; i++) {
       const n = 1 + ((i * 7) % 40);
-      await window.__attnscope.call('translate', { gen: 1e9 + i, text: Array.from({ length: n }, (_, k) => words[(i + k) % words.length]).join(' ') });
+      await window.__attnscope.call('translate', {
+        gen: 1e9 + i,
+        text: Array.from({ length: n }, (_, k) => words[(i + k) % words.length]).join(' '),
+      });
       if (i === 50 || i === 1000) sizes[i] = (await window.__attnscope.call('stats')).wasmBytes;
     }
     return sizes;
@@ -98,7 +113,9 @@ async function realPage() {
   const gpuContext = await browser.newContext();
   const gpuPage = await gpuContext.newPage();
   await gpuPage.goto(`${origin}/?backend=webgpu`);
-  await gpuPage.waitForFunction(() => document.body.dataset.ready === 'true' && window.__attnscope.state.backend === 'webgpu', null, { timeout: 300_000 });
+  await gpuPage.waitForFunction(() => document.body.dataset.ready === 'true' && window.__attnscope.state.backend === 'webgpu', null, {
+    timeout: 300_000,
+  });
   out.adapter = await gpuPage.evaluate(async () => {
     const adapter = await navigator.gpu?.requestAdapter();
     return adapter ? `${adapter.info?.vendor || ''} ${adapter.info?.architecture || ''}`.trim() || 'unknown' : null;
@@ -109,9 +126,11 @@ async function realPage() {
 }
 
 // Type `text` one key at a time, `pauseMs` apart (each waits out the 150 ms debounce); the page
-// records every keystroke-to-redraw (`state.redraws`).
+// records every keystroke-to-redraw (`window.__attnscope.redraws`).
 async function typeKeys(page, text, pauseMs) {
-  await page.evaluate(() => { window.__attnscope.state.redraws.length = 0; });
+  await page.evaluate(() => {
+    window.__attnscope.redraws.length = 0;
+  });
   const input = page.locator('#source-input');
   await input.click();
   await page.keyboard.press('End');
@@ -119,8 +138,12 @@ async function typeKeys(page, text, pauseMs) {
     await page.keyboard.type(ch);
     await page.waitForTimeout(pauseMs);
   }
-  const redraws = await page.evaluate(() => window.__attnscope.state.redraws.map((r) => [r.ms, r.computeMs, r.renderMs]));
-  const sorted = (i) => redraws.map((r) => r[i]).filter((x) => x != null).sort((a, b) => a - b);
+  const redraws = await page.evaluate(() => window.__attnscope.redraws.map((r) => [r.ms, r.computeMs, r.renderMs]));
+  const sorted = (i) =>
+    redraws
+      .map((r) => r[i])
+      .filter((x) => x != null)
+      .sort((a, b) => a - b);
   const med = (a) => a[Math.floor((a.length - 1) / 2)];
   const p95 = (a) => a[Math.round((a.length - 1) * 0.95)];
   return { runs: redraws.length, median: med(sorted(0)), p95: p95(sorted(0)), computeMedian: med(sorted(1)), renderMedian: med(sorted(2)) };
@@ -133,10 +156,12 @@ function sizes() {
     const bytes = readFileSync(file);
     rows.push({ what: `pkg/${name}/attnscope_bg.wasm`, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
   }
-  for (const model of ['en-zh', 'date-iso']) {
-    for (const name of ['model.safetensors', 'src_tokenizer.json', 'tgt_tokenizer.json', 'config.json']) {
-      const bytes = readFileSync(join(root, 'models', model, name));
-      rows.push({ what: `models/${model}/${name}`, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
+  // Every file the page loads for each model, as models/index.json lists them.
+  const index = JSON.parse(readFileSync(join(root, 'models', 'index.json'), 'utf8'));
+  for (const model of index.models) {
+    for (const name of Object.keys(model.files)) {
+      const bytes = readFileSync(join(root, 'models', model.name, name));
+      rows.push({ what: `models/${model.name}/${name}`, raw: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length });
     }
   }
   return rows;
@@ -152,12 +177,18 @@ try {
   console.log('| measure | value |\n|---|---|');
   console.log(`| first heatmap after navigation, cold (empty cache) | ${f(p.firstHeatmapColdMs)} ms |`);
   console.log(`| first heatmap after navigation, warm (median of 5 reloads) | ${f(p.firstHeatmapWarmMs)} ms |`);
-  console.log(`| keystroke → redraw (150 ms debounce included), median / p95 over ${p.keystrokeToRedraw.runs} keys | ${f(p.keystrokeToRedraw.median)} / ${f(p.keystrokeToRedraw.p95)} ms |`);
+  console.log(
+    `| keystroke → redraw (150 ms debounce included), median / p95 over ${p.keystrokeToRedraw.runs} keys | ${f(p.keystrokeToRedraw.median)} / ${f(p.keystrokeToRedraw.p95)} ms |`,
+  );
   console.log(`| of which translate in the worker, median | ${f(p.keystrokeToRedraw.computeMedian)} ms |`);
   console.log(`| of which rendering every view, median | ${f(p.keystrokeToRedraw.renderMedian)} ms |`);
   const g = p.keystrokeToRedrawWebgpu;
-  console.log(`| WebGPU backend (${p.adapter || 'no adapter'}): keystroke → redraw, median / p95 over ${g.runs} keys | ${f(g.median)} / ${f(g.p95)} ms (translate ${f(g.computeMedian)}, render ${f(g.renderMedian)}) |`);
-  console.log(`| long main-thread tasks (> 50 ms) typing one key at a time | ${p.longTasksWhileTyping.count} (max ${f(p.longTasksWhileTyping.maxMs)} ms) |`);
+  console.log(
+    `| WebGPU backend (${p.adapter || 'no adapter'}): keystroke → redraw, median / p95 over ${g.runs} keys | ${f(g.median)} / ${f(g.p95)} ms (translate ${f(g.computeMedian)}, render ${f(g.renderMedian)}) |`,
+  );
+  console.log(
+    `| long main-thread tasks (> 50 ms) typing one key at a time | ${p.longTasksWhileTyping.count} (max ${f(p.longTasksWhileTyping.maxMs)} ms) |`,
+  );
   console.log(`| long main-thread tasks typing in a burst | ${p.longTasksBurst.count} (max ${f(p.longTasksBurst.maxMs)} ms) |`);
   console.log(`| wasm memory after 50 / 1,000 inferences | ${p.memory[50]} / ${p.memory[1000]} bytes |`);
   results.sizes = sizes();

@@ -6,6 +6,7 @@
 #      the real page (first heatmap cold/warm, keystroke-to-redraw, long tasks, memory), sizes.
 # Installs its own tools: a Python venv (benches/.venv) and benches/node_modules.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 mkdir -p benches/out

@@ -4,8 +4,9 @@
 # profile release for the CPU module, wasm-webgpu for the other) → wasm-bindgen --target web
 # (CLI pinned to Cargo.lock's version) → wasm-opt (npm's binaryen). Idempotent: a module whose
 # cargo output did not change is not re-processed.
-#   WASM_OPT_LEVEL=-O1 (default; -Oz made the gzipped modules larger and took 6.6 min) | -Oz | none
+#   WASM_OPT_LEVEL=-O1 (default; -Oz gives larger gzipped modules and takes far longer) | -Oz | none
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 

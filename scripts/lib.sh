@@ -25,7 +25,7 @@ ensure_wasm_target() {
 ensure_wasm_bindgen() {
   local want; want="$(wasm_bindgen_version)"
   if ! wasm-bindgen --version 2>/dev/null | grep -q " $want\$"; then
-    # Without --locked: a locked dependency of the CLI could not be resolved here (NOTES.md).
+    # Without --locked: with it, cargo cannot resolve one of the CLI's locked dependencies.
     cargo install wasm-bindgen-cli --version "=$want" --force
   fi
 }
@@ -39,11 +39,20 @@ ensure_npm() {
   fi
 }
 
+apt_install() { # apt_install PACKAGE...: Debian packages, as root or through sudo
+  local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@"
+}
+
 ensure_chromium() {
   # Debian's Chromium and ChromeDriver, plus a CJK font so Chinese renders in screenshots.
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] || [ ! -d /usr/share/fonts/truetype/wqy ]; then
-    local sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium chromium-driver fonts-wqy-zenhei
+    apt_install chromium chromium-driver fonts-wqy-zenhei
   fi
+}
+
+ensure_shellcheck() {
+  # Debian's ShellCheck, for the lint stage of the shell scripts.
+  command -v shellcheck >/dev/null || apt_install shellcheck
 }

@@ -2,7 +2,8 @@
 """Write models/index.json: the models the page offers, with a content hash per file.
 
 The page caches model files with the Cache API keyed by these hashes, so a retrained model is
-fetched again and an unchanged one is not. Run after training; a test checks it is current.
+fetched again and an unchanged one is not; a model's training timeline, where it has one, is
+listed the same way. Run after training; a test checks it is current.
 
     python3 scripts/models_index.py [--check]
 """
@@ -12,21 +13,64 @@ import pathlib
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "models"
-FILES = ["config.json", "model.safetensors", "src_tokenizer.json", "tgt_tokenizer.json"]
 DEFAULT = "en-zh"
+# Read for the description and example the page lists; it also marks a folder as a model.
+CONFIG = "config.json"
+# Training metrics: written next to the model, never loaded by the page.
+NOT_LOADED = {"metrics.json"}
+# The training timeline, where a model has one: timeline.json, one weights file per snapshot under
+# timeline/ and the loss log it plots. Only the timeline strip loads them (the last snapshot is the
+# model's own weights file).
+TIMELINE = "timeline.json"
+TIMELINE_DIR = "timeline"
+TRAIN_LOG = "train_log.tsv"
+
+
+def model_files(folder: pathlib.Path) -> list[pathlib.Path]:
+    """The files the page loads from a model folder (the wasm module names them; they are the
+    folder's .json and .safetensors files), sorted by name."""
+    return sorted(
+        p for p in folder.iterdir()
+        if p.is_file() and p.suffix in (".json", ".safetensors") and p.name not in NOT_LOADED | {TIMELINE}
+    )
+
+
+def timeline_files(folder: pathlib.Path) -> list[pathlib.Path]:
+    """The timeline's files, or none when the folder has no timeline.json: timeline.json, every
+    file under timeline/ and train_log.tsv."""
+    if not (folder / TIMELINE).is_file():
+        return []
+    snapshots = folder / TIMELINE_DIR
+    return [
+        folder / TIMELINE,
+        *sorted(p for p in snapshots.rglob("*") if p.is_file() and not p.name.startswith(".")),
+        *([folder / TRAIN_LOG] if (folder / TRAIN_LOG).is_file() else []),
+    ]
+
+
+def content_hash(path: pathlib.Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def build() -> str:
     models = []
-    for folder in sorted(p for p in ROOT.iterdir() if (p / "config.json").exists()):
-        config = json.loads((folder / "config.json").read_text())
-        models.append({
+    for folder in sorted(p for p in ROOT.iterdir() if (p / CONFIG).exists()):
+        config = json.loads((folder / CONFIG).read_text())
+        files = model_files(folder)
+        timeline = timeline_files(folder)
+        listed = sorted((p.relative_to(folder).as_posix(), p) for p in files + timeline)
+        entry = {
             "name": folder.name,
             "description": config.get("description", ""),
             "example": config.get("example", ""),
-            "files": {name: hashlib.sha256((folder / name).read_bytes()).hexdigest()[:16] for name in FILES},
-            "bytes": sum((folder / name).stat().st_size for name in FILES),
-        })
+            # Names relative to the folder ("timeline/step-000000.safetensors").
+            "files": {name: content_hash(p) for name, p in listed},
+            # The download to translate: the model files only, not the timeline's.
+            "bytes": sum(p.stat().st_size for p in files),
+        }
+        if timeline:
+            entry["timelineBytes"] = sum(p.stat().st_size for p in timeline)
+        models.append(entry)
     names = [m["name"] for m in models]
     default = DEFAULT if DEFAULT in names else (names[0] if names else None)
     return json.dumps({"default": default, "models": models}, indent=2, ensure_ascii=False) + "\n"

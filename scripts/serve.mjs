@@ -1,11 +1,12 @@
 #!/usr/bin/env node
+
 // A static file server for the page: www/ at /, plus /pkg/ (the wasm build) and /models/.
 // Correct MIME types (application/wasm), a strict Content-Security-Policy, loopback only.
 //
 //   node scripts/serve.mjs [--port 8080] [--host 127.0.0.1]
 
-import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,6 +45,7 @@ const TYPES = {
   '.svg': 'image/svg+xml',
   '.ts': 'text/plain; charset=utf-8',
   '.txt': 'text/plain; charset=utf-8',
+  '.tsv': 'text/tab-separated-values; charset=utf-8',
   '.md': 'text/plain; charset=utf-8',
 };
 
@@ -89,7 +91,7 @@ export function makeServer(extraMounts = []) {
     const file = resolvePath(new URL(req.url, 'http://localhost').pathname, mounts);
     try {
       const info = file ? await stat(file) : null;
-      if (!info || !info.isFile()) throw new Error('not found');
+      if (!info?.isFile()) throw new Error('not found');
       // Revalidation: the browser keeps its copy while the file is unchanged.
       const etag = `"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
       if (req.headers['if-none-match'] === etag) {

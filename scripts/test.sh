@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Run every check: formatting, lints, native tests, the wasm build, wasm-bindgen-test in
-# headless Chromium, and the Playwright browser tests. Installs what it needs (idempotent).
+# Run every check: formatting and lints (JavaScript, shell, Rust), native tests, the wasm build,
+# wasm-bindgen-test in headless Chromium, and the Playwright browser tests. Installs what it needs
+# (idempotent).
 # Exits non-zero if any stage failed; the last lines are each test runner's summary.
 set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
-cd "$ROOT"
+cd "$ROOT" || exit 1
 mkdir -p artifacts
 failed=()
-summaries=()
 
 run_stage() { # run_stage NAME LOGFILE COMMAND...
   local name="$1" log="$2"; shift 2
   stage "$name" bash -c 'set -o pipefail; "$@" 2>&1 | tee "'"$log"'"' _ "$@" || failed+=("$name")
 }
 
-stage "install: wasm target, wasm-bindgen-cli, npm packages, chromium" bash -c '
-  source scripts/lib.sh; ensure_wasm_target && ensure_wasm_bindgen && ensure_npm && ensure_chromium' || failed+=("install")
+stage "install: wasm target, wasm-bindgen-cli, npm packages, chromium, shellcheck" bash -c '
+  source scripts/lib.sh; ensure_wasm_target && ensure_wasm_bindgen && ensure_npm && ensure_chromium && ensure_shellcheck' ||
+  failed+=("install")
+
+run_stage "biome (JavaScript format + lint)" artifacts/biome.log npx biome ci www tests/browser benches scripts
+run_stage "shellcheck" artifacts/shellcheck.log shellcheck scripts/*.sh .ci/run
 
 run_stage "cargo fmt --check" artifacts/fmt.log cargo fmt --all -- --check
 run_stage "models/index.json is current" artifacts/index.log python3 scripts/models_index.py --check

@@ -1,6 +1,6 @@
 //! The `attnscope` command line: translate, trace, train and evaluate (native only).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use burn::tensor::Device;
@@ -9,8 +9,10 @@ use clap::{Args, Parser, Subcommand};
 use crate::folder::ModelFolder;
 use crate::recipes::{self, RecipeOptions};
 use crate::sampling::Sampling;
-use crate::session::{Answer, Focus, HeadStages};
+use crate::session::{mean_row_entropy, Answer, Focus, HeadStages};
+use crate::timeline::{Snapshot, Timeline, TIMELINE_FILE};
 use crate::trace::AttentionKind;
+use crate::trace::AttentionStack;
 use crate::{block_on, Error, Result, Session};
 
 #[derive(Parser)]
@@ -41,6 +43,9 @@ struct Decode {
     /// Continue from this output prefix instead of starting empty.
     #[arg(long)]
     prefix: Option<String>,
+    /// Use the training snapshot taken at this step (see `timeline`) instead of the final weights.
+    #[arg(long)]
+    checkpoint: Option<usize>,
     /// The text to translate.
     text: String,
 }
@@ -61,6 +66,18 @@ enum Command {
         /// decoderSelf, cross. In JSON it is the field `stages`.
         #[arg(long, value_name = "KIND:LAYER:HEAD")]
         stages: Option<String>,
+    },
+    /// Print a model's training timeline: each snapshot's step, loss, held-out figure, output for
+    /// the text, and the mean entropy of cross-attention per layer.
+    Timeline {
+        /// Model folder (with timeline.json).
+        #[arg(long, default_value = "models/date-iso")]
+        model: PathBuf,
+        /// The text to translate with every snapshot.
+        text: String,
+        /// Print JSON rows instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the model's positional-encoding table and its PE(t)·PE(t+Δ) curves as JSON.
     Positional {
@@ -99,9 +116,31 @@ enum Command {
     },
 }
 
+fn read_timeline(model: &Path) -> Result<Timeline> {
+    let path = model.join(TIMELINE_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    Timeline::from_json(&text)
+}
+
+fn read_snapshot(model: &Path, snapshot: &Snapshot) -> Result<Vec<u8>> {
+    let path = model.join(&snapshot.file);
+    std::fs::read(&path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}
+
 fn session(decode: &Decode) -> Result<Session> {
     let folder = ModelFolder::read(&decode.model)?;
     let mut session = Session::load(folder.files(), Device::flex())?;
+    if let Some(step) = decode.checkpoint {
+        let timeline = read_timeline(&decode.model)?;
+        let bytes = read_snapshot(&decode.model, timeline.at(step)?)?;
+        session.replace_weights(&bytes)?;
+    }
     if let Some(temperature) = decode.temperature {
         session.set_sampling(Sampling::Sample {
             temperature,
@@ -222,6 +261,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Command::Timeline { model, text, json } => print_timeline(&model, &text, json)?,
         Command::Positional { model } => {
             let folder = ModelFolder::read(&model)?;
             let session = Session::load(folder.files(), Device::flex())?;
@@ -291,6 +331,72 @@ fn print_stages(p: &HeadStages) {
     }
     println!("entropy per head (nats): {:?}", p.entropy);
     println!("without scaling:         {:?}", p.unscaled_entropy);
+}
+
+/// One row of `attnscope timeline`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TimelineRow<'a> {
+    step: usize,
+    loss: f32,
+    heldout: f64,
+    output: &'a str,
+    cross_entropy: Vec<f32>,
+}
+
+fn print_timeline(model: &Path, text: &str, json: bool) -> Result<()> {
+    let timeline = read_timeline(model)?;
+    let folder = ModelFolder::read(model)?;
+    let mut session = Session::load(folder.files(), Device::flex())?;
+    if !json {
+        println!(
+            "{:>6}  {:>7}  {:>9}  {:<24}  mean cross-attention entropy per layer (nats)",
+            "step", "loss", timeline.heldout_metric, "output"
+        );
+    }
+    for snapshot in &timeline.snapshots {
+        session.replace_weights(&read_snapshot(model, snapshot)?)?;
+        let trace = block_on(session.translate(text))?;
+        let row = TimelineRow {
+            step: snapshot.step,
+            loss: snapshot.loss,
+            heldout: snapshot.heldout,
+            output: &trace.output,
+            cross_entropy: layer_entropy(&trace.cross_attention),
+        };
+        if json {
+            let line = serde_json::to_string(&row).map_err(|e| Error::Json(e.to_string()))?;
+            println!("{line}");
+        } else {
+            let output: String = row.output.chars().take(24).collect();
+            let entropy: Vec<String> = row
+                .cross_entropy
+                .iter()
+                .map(|e| format!("{e:.3}"))
+                .collect();
+            println!(
+                "{:>6}  {:>7.4}  {:>8.1}%  {output:<24}  {}",
+                row.step,
+                row.loss,
+                100.0 * row.heldout,
+                entropy.join("  ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Mean row entropy of each layer's attention, averaged over its heads.
+pub fn layer_entropy(stack: &AttentionStack) -> Vec<f32> {
+    (0..stack.layers)
+        .map(|layer| {
+            let heads = stack.heads.max(1) as f32;
+            (0..stack.heads)
+                .map(|head| mean_row_entropy(stack.matrix(layer, head), stack.keys))
+                .sum::<f32>()
+                / heads
+        })
+        .collect()
 }
 
 /// Parse the arguments, run, print errors as one line.

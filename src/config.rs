@@ -169,19 +169,11 @@ impl ModelConfig {
             d_ff: 128,
             max_len: 48,
             norm_first: false,
-            src_vocab_size,
-            tgt_vocab_size,
-            layer_norm_eps: 1e-5,
-            embed_scale: true,
             dropout: 0.05,
-            mask_value: -1e9,
-            pad_id: SpecialIds::default().pad,
-            unk_id: SpecialIds::default().unk,
-            bos_id: SpecialIds::default().bos,
-            eos_id: SpecialIds::default().eos,
-            tgt_joiner: String::new(),
             src_joiner: String::new(),
             example: "Friday, the 29th of August 1958".into(),
+            // The rest as en-zh: LayerNorm ε, embedding scale, mask value, special ids, joiner.
+            ..Self::en_zh(src_vocab_size, tgt_vocab_size)
         }
     }
 
@@ -336,33 +328,20 @@ mod tests {
 
     #[test]
     fn out_of_range_values_are_typed_errors() {
-        let mut config = ModelConfig::date_iso(80, 16);
-        config.n_heads = 3;
-        assert!(matches!(
-            config.validate(),
-            Err(Error::ConfigRange {
-                field: "n_heads",
-                ..
-            })
-        ));
-        let mut config = ModelConfig::date_iso(80, 16);
-        config.d_model = 0;
-        assert!(matches!(
-            config.validate(),
-            Err(Error::ConfigRange {
-                field: "d_model",
-                ..
-            })
-        ));
-        let mut config = ModelConfig::date_iso(80, 16);
-        config.max_len = 1 << 40;
-        assert!(matches!(
-            config.validate(),
-            Err(Error::ConfigRange {
-                field: "max_len",
-                ..
-            })
-        ));
+        type Change = fn(&mut ModelConfig);
+        let changes: [(&str, Change); 3] = [
+            ("n_heads", |c| c.n_heads = 3),
+            ("d_model", |c| c.d_model = 0),
+            ("max_len", |c| c.max_len = 1 << 40),
+        ];
+        for (field, change) in changes {
+            let mut config = ModelConfig::date_iso(80, 16);
+            change(&mut config);
+            match config.validate() {
+                Err(Error::ConfigRange { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: expected ConfigRange, got {other:?}"),
+            }
+        }
         assert!(matches!(
             ModelConfig::from_json("{"),
             Err(Error::ConfigParse(_))

@@ -115,6 +115,9 @@ pub enum Error {
     /// An argument (command line or page) that cannot be used.
     #[error("{0}")]
     Usage(String),
+    /// `timeline.json` is unreadable or lacks what was asked for.
+    #[error("timeline.json: {0}")]
+    Timeline(String),
     /// A value could not be written as JSON.
     #[error("cannot write JSON: {0}")]
     Json(String),

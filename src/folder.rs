@@ -125,11 +125,12 @@ fn io_error(path: &std::path::Path, error: std::io::Error) -> Error {
     }
 }
 
-/// Write one file, creating the folder (native only).
+/// Write one file (`name` may hold a subfolder), creating its folder (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let path = dir.join(name);
+    let parent = path.parent().unwrap_or(dir);
+    std::fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
     std::fs::write(&path, bytes).map_err(|e| io_error(&path, e))
 }
 

@@ -13,6 +13,7 @@ pub mod model;
 pub mod positional;
 pub mod sampling;
 pub mod session;
+pub mod timeline;
 pub mod tokenizer;
 pub mod trace;
 #[cfg(target_arch = "wasm32")]

@@ -13,10 +13,13 @@ use serde::Serialize;
 use crate::config::ModelConfig;
 use crate::data::{dates, en_zh, metrics, read_tsv, split_holdout, Pair};
 use crate::error::{Error, Result};
-use crate::folder::LoadedModel;
-use crate::folder::{write, ModelFolder};
+use crate::folder::{write, LoadedModel, ModelFiles, ModelFolder, FILE_NAMES};
+use crate::model::Transformer;
+use crate::timeline::{snapshot_file, Snapshot, Timeline, TIMELINE_FILE};
 use crate::tokenizer::{build_tokenizer, Granularity, TextTokenizer};
-use crate::train::{greedy_decode, ids_to_text, tokenize_pairs, train, TrainOptions};
+use crate::train::{
+    greedy_decode, ids_to_text, tokenize_pairs, train, SnapshotPoint, TrainOptions,
+};
 use crate::weights::save_weights;
 
 /// Seed of the held-out date set (the training set never contains one of its sources).
@@ -133,38 +136,157 @@ fn tokenizers(
 /// Build `models/date-iso`.
 pub fn build_date_iso(out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let train_pairs = date_train(40_000);
-    let (src, tgt) = tokenizers(&train_pairs, Granularity::CharactersWithSpaces, 1)?;
-    let config = ModelConfig::date_iso(src.vocab_size(), tgt.vocab_size());
+    let tokens = (Granularity::CharactersWithSpaces, 1);
     let options = options(recipe, 8, 64, 2e-3, 400);
-    build(
-        out,
-        &config,
-        &src,
-        &tgt,
-        &train_pairs,
-        &date_heldout(),
-        &options,
-    )
+    let run = Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?;
+    let heldout = date_heldout();
+    let timeline = &heldout[..TIMELINE_HELDOUT_PAIRS];
+    build(&run, &train_pairs, &heldout, Some(timeline))
 }
 
 /// Build `models/en-zh` from the TSV files in `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let (train_pairs, heldout) = en_zh_data(data_dir)?;
-    let (src, tgt) = tokenizers(&train_pairs, Granularity::Words, 2)?;
-    let config = ModelConfig::en_zh(src.vocab_size(), tgt.vocab_size());
     let options = options(recipe, 40, 48, 1e-3, 800);
-    build(out, &config, &src, &tgt, &train_pairs, &heldout, &options)
+    let run = Run::prepare(
+        out,
+        &train_pairs,
+        (Granularity::Words, 2),
+        ModelConfig::en_zh,
+        options,
+    )?;
+    // No timeline: en-zh's snapshots would not fit the folder budget (README, "Watch it learn").
+    build(&run, &train_pairs, &heldout, None)
 }
 
+/// How many held-out pairs each timeline snapshot is measured on.
+pub const TIMELINE_HELDOUT_PAIRS: usize = 100;
+
+/// Writes a training run's snapshots (F16) and, at the end, `timeline.json`.
+struct TimelineRecorder<'a> {
+    out: &'a Path,
+    config: &'a ModelConfig,
+    src: &'a TextTokenizer,
+    tgt: &'a TextTokenizer,
+    pairs: &'a [Pair],
+    snapshots: Vec<Snapshot>,
+    /// Time spent saving and measuring snapshots (not training time).
+    elapsed: Duration,
+}
+
+impl<'a> TimelineRecorder<'a> {
+    fn new(
+        out: &'a Path,
+        config: &'a ModelConfig,
+        src: &'a TextTokenizer,
+        tgt: &'a TextTokenizer,
+        pairs: &'a [Pair],
+    ) -> Self {
+        Self {
+            out,
+            config,
+            src,
+            tgt,
+            pairs,
+            snapshots: vec![],
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    /// Save one snapshot and measure it. The final weights are the model file itself.
+    fn record(&mut self, point: SnapshotPoint, mut model: Transformer) -> Result<()> {
+        let started = Instant::now();
+        let weights = save_weights(self.config, &mut model, true)?;
+        let file = if point.last {
+            FILE_NAMES.weights.to_string()
+        } else {
+            let file = snapshot_file(point.step);
+            write(self.out, &file, &weights)?;
+            file
+        };
+        // Measured on the F16 weights, exactly as they are shipped.
+        let loaded = LoadedModel::load(
+            ModelFiles {
+                config: self.config.to_json()?.as_bytes(),
+                weights: &weights,
+                src_tokenizer: self.src.to_json()?.as_bytes(),
+                tgt_tokenizer: self.tgt.to_json()?.as_bytes(),
+            },
+            &Device::flex(),
+        )?;
+        let sources: Vec<&str> = self.pairs.iter().map(|p| p.source.as_str()).collect();
+        let outputs = translate_all(&loaded, &sources)?;
+        let references: Vec<String> = self.pairs.iter().map(|p| p.target.clone()).collect();
+        self.snapshots.push(Snapshot {
+            step: point.step,
+            file,
+            loss: point.loss,
+            loss_step: point.loss_step,
+            heldout: metrics::exact_match(&outputs, &references),
+        });
+        self.elapsed += started.elapsed();
+        Ok(())
+    }
+
+    fn write(self) -> Result<()> {
+        let timeline = Timeline {
+            model: self.config.name.clone(),
+            heldout_metric: "exact match".into(),
+            heldout_pairs: self.pairs.len(),
+            snapshots: self.snapshots,
+        };
+        let json =
+            serde_json::to_string_pretty(&timeline).map_err(|e| Error::Json(e.to_string()))?;
+        write(self.out, TIMELINE_FILE, json.as_bytes())
+    }
+}
+
+/// What one recipe trains: the model's config, its tokenizers, how to train, where to write.
+struct Run<'a> {
+    out: &'a Path,
+    config: ModelConfig,
+    src: TextTokenizer,
+    tgt: TextTokenizer,
+    options: TrainOptions,
+}
+
+impl<'a> Run<'a> {
+    /// Tokenizers from the training pairs (source cut at `granularity`, pieces seen at least
+    /// `min_count` times), then the preset config for their vocabulary sizes.
+    fn prepare(
+        out: &'a Path,
+        train_pairs: &[Pair],
+        (granularity, min_count): (Granularity, usize),
+        preset: fn(usize, usize) -> ModelConfig,
+        options: TrainOptions,
+    ) -> Result<Self> {
+        let (src, tgt) = tokenizers(train_pairs, granularity, min_count)?;
+        Ok(Self {
+            out,
+            config: preset(src.vocab_size(), tgt.vocab_size()),
+            src,
+            tgt,
+            options,
+        })
+    }
+}
+
+/// Train `run` on `train_pairs`, write the model folder, evaluate on `heldout`; with
+/// `timeline_pairs`, also keep the training snapshots measured on those pairs.
 fn build(
-    out: &Path,
-    config: &ModelConfig,
-    src: &TextTokenizer,
-    tgt: &TextTokenizer,
+    run: &Run<'_>,
     train_pairs: &[Pair],
     heldout: &[Pair],
-    options: &TrainOptions,
+    timeline_pairs: Option<&[Pair]>,
 ) -> Result<Metrics> {
+    let Run {
+        out,
+        config,
+        src,
+        tgt,
+        options,
+    } = run;
+    let (out, config, src, tgt) = (*out, config, src, tgt);
     let (examples, dropped) = tokenize_pairs(train_pairs, config, src, tgt)?;
     eprintln!(
         "{}: {} training pairs ({dropped} too long), vocab {} → {}, {} held out",
@@ -185,8 +307,24 @@ fn build(
             message: e.to_string(),
         })?);
     let started = Instant::now();
-    let mut model = train(config, &examples, options, &mut log)?;
-    let train_seconds = started.elapsed().as_secs_f64();
+    let mut snapshot_time = Duration::ZERO;
+    let mut model = match timeline_pairs {
+        Some(pairs) => {
+            let mut recorder = TimelineRecorder::new(out, config, src, tgt, pairs);
+            let model = train(
+                config,
+                &examples,
+                options,
+                &mut log,
+                Some(&mut |point, model| recorder.record(point, model)),
+            )?;
+            snapshot_time = recorder.elapsed;
+            recorder.write()?;
+            model
+        }
+        None => train(config, &examples, options, &mut log, None)?,
+    };
+    let train_seconds = (started.elapsed() - snapshot_time).as_secs_f64();
     drop(log);
     ModelFolder {
         config: config.to_json()?.into_bytes(),

@@ -313,9 +313,10 @@ impl Trace {
         self.steps.len()
     }
 
-    /// Add one decoded step with its attention rows: `self_row` is `[layers, heads, rows + 1]`,
+    /// Add one decoded step with its attention rows (the session then updates `output` and
+    /// `finished`): `self_row` is `[layers, heads, rows + 1]`,
     /// `cross_row` is `[layers, heads, src]`.
-    pub fn push_step(&mut self, step: Step, self_row: &[f32], cross_row: &[f32]) {
+    pub(crate) fn push_step(&mut self, step: Step, self_row: &[f32], cross_row: &[f32]) {
         let rows = self.rows() + 1;
         self.decoder_self_attention.push_row(self_row, rows);
         let src_len = self.cross_attention.keys;
@@ -326,8 +327,8 @@ impl Trace {
         self.causal_mask = Mask::causal(rows);
     }
 
-    /// Keep the first `rows` steps.
-    pub fn truncate(&mut self, rows: usize) {
+    /// Keep the first `rows` steps (the session then updates `output` and `finished`).
+    pub(crate) fn truncate(&mut self, rows: usize) {
         let rows = rows.min(self.rows());
         self.decoder_self_attention.truncate(rows, rows);
         let src_len = self.cross_attention.keys;

@@ -127,12 +127,37 @@ fn learning_rate(options: &TrainOptions, step: usize, total: usize) -> f64 {
     options.learning_rate * (0.05 + 0.95 * cosine)
 }
 
-/// Train a fresh model; writes one `step\tepoch\tloss\tlr\tseconds` line per step to `log`.
+/// Where a training run's snapshot was taken.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SnapshotPoint {
+    /// Optimizer steps taken before these weights (0 = the initialisation).
+    pub step: usize,
+    /// The training loss logged nearest to these weights: at `step` itself, or, for the final
+    /// weights, at the last step.
+    pub loss: f32,
+    /// The log line `loss` comes from.
+    pub loss_step: usize,
+    /// Whether these are the final weights (the ones the model folder ships).
+    pub last: bool,
+}
+
+/// Called with the weights at `0, 1, 2, 4, …` steps (before that step's update) and once at
+/// the end. It sees the weights only: training goes on exactly as without it.
+pub type SnapshotSink<'a> = dyn FnMut(SnapshotPoint, Transformer) -> Result<()> + 'a;
+
+/// Whether a snapshot is taken before `step`: 0, then every power of two.
+pub fn is_snapshot_step(step: usize) -> bool {
+    step == 0 || step.is_power_of_two()
+}
+
+/// Train a fresh model; writes one `step\tepoch\tloss\tlr\tseconds` line per step to `log`,
+/// and hands `snapshots` the weights at log-spaced steps when given.
 pub fn train(
     config: &ModelConfig,
     examples: &[Example],
     options: &TrainOptions,
     log: &mut dyn Write,
+    mut snapshots: Option<&mut SnapshotSink<'_>>,
 ) -> Result<Transformer> {
     if examples.is_empty() {
         return Err(Error::Training("no training examples".into()));
@@ -164,11 +189,14 @@ pub fn train(
     writeln!(log, "step\tepoch\tloss\tlr\tseconds").map_err(write_error)?;
     let mut step = 0;
     let mut smoothed = None;
+    let mut last_loss = None;
+    // Time spent handing out snapshots is not training time.
+    let mut in_snapshots = Duration::ZERO;
     'epochs: for epoch in 0..options.epochs {
         for batch in make_batches(examples, options.batch_size, &mut rng) {
             if options
                 .time_limit
-                .is_some_and(|limit| started.elapsed() > limit)
+                .is_some_and(|limit| started.elapsed() - in_snapshots > limit)
             {
                 bar.println(format!(
                     "time limit reached after {step} steps (epoch {epoch})"
@@ -193,6 +221,18 @@ pub fn train(
                 options.label_smoothing,
             );
             let value: f32 = loss.clone().into_scalar();
+            last_loss = Some((step, value));
+            if let Some(sink) = snapshots.as_deref_mut().filter(|_| is_snapshot_step(step)) {
+                let point = SnapshotPoint {
+                    step,
+                    loss: value,
+                    loss_step: step,
+                    last: false,
+                };
+                let handed = Instant::now();
+                sink(point, model.valid())?;
+                in_snapshots += handed.elapsed();
+            }
             let grads = GradientsParams::from_grads(loss.backward(), &model);
             let lr = learning_rate(options, step, total);
             model = optimizer.step(lr, model, grads);
@@ -201,7 +241,7 @@ pub fn train(
             writeln!(
                 log,
                 "{step}\t{epoch}\t{value:.5}\t{lr:.6}\t{:.1}",
-                started.elapsed().as_secs_f64()
+                (started.elapsed() - in_snapshots).as_secs_f64()
             )
             .map_err(write_error)?;
             bar.set_message(format!("epoch {} loss {average:.3}", epoch + 1));
@@ -210,7 +250,17 @@ pub fn train(
         }
     }
     bar.finish();
-    Ok(model.valid())
+    let model = model.valid();
+    if let (Some(sink), Some((loss_step, loss))) = (snapshots, last_loss) {
+        let point = SnapshotPoint {
+            step,
+            loss,
+            loss_step,
+            last: true,
+        };
+        sink(point, model.clone())?;
+    }
+    Ok(model)
 }
 
 /// Greedy decoding of many sentences at once with the key/value cache (evaluation), with the

@@ -59,7 +59,10 @@ fn js_error(error: Error) -> JsError {
 }
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
-    let serializer = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    // `null` for a missing value, as in the JSON the CLI prints.
+    let serializer = serde_wasm_bindgen::Serializer::new()
+        .serialize_maps_as_objects(true)
+        .serialize_missing_as_null(true);
     value
         .serialize(&serializer)
         .map_err(|e| js_error(Error::Json(e.to_string())))
@@ -243,11 +246,18 @@ impl WebSession {
                 "unknown attention kind {kind:?}: use encoderSelf, decoderSelf or cross"
             )))
         })?;
-        self.focus = Focus {
-            kind,
-            layer: layer as usize,
-            head: head as usize,
+        let config = self.session.config();
+        let layers = match kind {
+            AttentionKind::EncoderSelf => config.n_encoder_layers,
+            _ => config.n_decoder_layers,
         };
+        let (layer, head) = (layer as usize, head as usize);
+        for (what, index, len) in [("layer", layer, layers), ("head", head, config.n_heads)] {
+            if index >= len {
+                return Err(js_error(Error::OutOfRange { what, index, len }));
+            }
+        }
+        self.focus = Focus { kind, layer, head };
         Ok(())
     }
 
@@ -317,6 +327,17 @@ impl WebSession {
         self.session.set_prefix(&prefix).await.map_err(js_error)?;
         self.session.run_to_end().await.map_err(js_error)?;
         self.answer().await
+    }
+
+    /// Put a training snapshot's weights (`timeline/step-*.safetensors` of the same model) in
+    /// place of the current ones and decode the current sentence again with them.
+    #[wasm_bindgen(js_name = loadSnapshot)]
+    pub async fn load_snapshot(&mut self, weights: Vec<u8>) -> Result<JsValue, JsError> {
+        match self.session.replace_weights(&weights).map_err(js_error)? {
+            Some(text) => self.translate(text).await,
+            // No sentence yet: nothing to decode again.
+            None => Ok(JsValue::NULL),
+        }
     }
 
     /// `mode` is `"greedy"` or `"sample"` (with temperature, top-k and seed).

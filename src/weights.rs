@@ -127,15 +127,37 @@ pub fn load_model(
     bytes: &[u8],
     device: &Device,
 ) -> Result<Transformer> {
-    let mut tensors = read_weights(config, bytes)?;
+    let tensors = read_weights(config, bytes)?;
     let mut model = Transformer::with_positional(config, positional, device);
-    walk(config, Some(&mut model), &mut |name, _, slot| {
+    put_weights(config, &mut model, tensors, device)?;
+    Ok(model)
+}
+
+/// Validate a weights file for `config` and put its values into `model`, keeping everything
+/// else (the structure, the positional table): a training snapshot of the same model.
+pub fn replace_weights(
+    config: &ModelConfig,
+    model: &mut Transformer,
+    bytes: &[u8],
+    device: &Device,
+) -> Result<()> {
+    let tensors = read_weights(config, bytes)?;
+    put_weights(config, model, tensors, device)
+}
+
+/// Put validated host tensors into the model's slots.
+fn put_weights(
+    config: &ModelConfig,
+    model: &mut Transformer,
+    mut tensors: BTreeMap<String, HostTensor>,
+    device: &Device,
+) -> Result<()> {
+    walk(config, Some(model), &mut |name, _, slot| {
         let host = tensors.remove(&name).ok_or(Error::MissingTensor(name))?;
         slot.ok_or(Error::Invariant("a parameter without its model slot"))?
             .set(host, device);
         Ok(())
-    })?;
-    Ok(model)
+    })
 }
 
 /// Serialize a model's parameters (native only: reads tensors synchronously).

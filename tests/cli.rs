@@ -3,24 +3,17 @@
 
 mod common;
 
-use std::process::Command;
-
-fn attnscope(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_attnscope"))
-        .args(args)
-        .current_dir(common::repo())
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn translate_prints_the_translation() {
-    let out = attnscope(&[
-        "translate",
-        "--model",
-        "models/en-zh",
-        "I love eating apples.",
-    ]);
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &[
+            "translate",
+            "--model",
+            "models/en-zh",
+            "I love eating apples.",
+        ],
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -28,21 +21,29 @@ fn translate_prints_the_translation() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.trim().trim_end_matches('。'), "我爱吃苹果");
-    let out = attnscope(&["translate", "--model", "models/date-iso", "29/08/1958"]);
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["translate", "--model", "models/date-iso", "29/08/1958"],
+    );
     assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "1958-08-29");
 }
 
 #[test]
 fn trace_json_is_the_documented_schema() {
-    let out = attnscope(&[
-        "trace",
-        "--model",
-        "models/en-zh",
-        "I love eating apples.",
-        "--json",
-    ]);
-    assert!(out.status.success());
-    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trace_json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "trace",
+            "--model",
+            "models/en-zh",
+            "I love eating apples.",
+            "--json",
+        ];
+        args.extend(extra);
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let answer = trace_json(&[]);
     let trace = &answer["trace"];
     assert!(answer["stages"].is_null());
     assert_eq!(trace["srcTokens"][1], "love");
@@ -51,20 +52,14 @@ fn trace_json_is_the_documented_schema() {
     let rows = trace["tgtIds"].as_array().unwrap().len() - 1;
     assert_eq!(cross["queries"], rows);
     assert_eq!(cross["keys"], trace["srcIds"].as_array().unwrap().len());
-    let out = attnscope(&[
-        "trace",
-        "--model",
-        "models/en-zh",
-        "I love eating apples.",
-        "--json",
-        "--stages",
-        "cross:2:1",
-    ]);
-    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = trace_json(&["--stages", "cross:2:1"]);
     assert_eq!(answer["stages"]["kind"], "cross");
     assert_eq!(answer["stages"]["layer"], 2);
     assert_eq!(answer["stages"]["entropy"].as_array().unwrap().len(), 4);
-    let out = attnscope(&["positional", "--model", "models/en-zh"]);
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["positional", "--model", "models/en-zh"],
+    );
     let table: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (table["rows"].as_u64(), table["cols"].as_u64()),
@@ -72,7 +67,10 @@ fn trace_json_is_the_documented_schema() {
     );
     assert_eq!(table["table"].as_array().unwrap().len(), 64 * 128);
     assert_eq!(table["table"][1], 1.0); // PE(0, 1) = cos 0
-    let text = attnscope(&["trace", "--model", "models/date-iso", "1 May 2000"]);
+    let text = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["trace", "--model", "models/date-iso", "1 May 2000"],
+    );
     assert!(String::from_utf8(text.stdout)
         .unwrap()
         .contains("cross-attention, layer 1, head 3"));
@@ -117,7 +115,7 @@ fn errors_are_one_line_and_fail() {
             "hi",
         ],
     ] {
-        let out = attnscope(&args);
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
         assert!(!out.status.success(), "{args:?} succeeded");
         let err = String::from_utf8(out.stderr).unwrap();
         assert!(err.starts_with("error: "), "{args:?}: {err}");

@@ -422,3 +422,24 @@ fn readme_documents_every_trace_field() {
         keys(serde_json::to_value(&stages).unwrap())
     );
 }
+
+/// The presets the recipes start from are the shipped models' configs.
+#[test]
+fn presets_match_the_shipped_configs() {
+    for (name, preset) in [
+        (
+            "en-zh",
+            attnscope::ModelConfig::en_zh as fn(usize, usize) -> attnscope::ModelConfig,
+        ),
+        ("date-iso", attnscope::ModelConfig::date_iso),
+    ] {
+        let folder = common::shipped(name);
+        let shipped =
+            attnscope::ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap())
+                .unwrap();
+        let mut expected = preset(shipped.src_vocab_size, shipped.tgt_vocab_size);
+        // The description may have been edited by hand since training.
+        expected.description = shipped.description.clone();
+        assert_eq!(expected, shipped, "{name}");
+    }
+}

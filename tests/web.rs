@@ -99,10 +99,14 @@ async fn cpu_translates_and_steps() {
     assert_eq!(string(&stages, "kind"), "cross");
     let softmax = f32s(get(&stages, "softmax"));
     let rows = get(&stages, "queries").as_f64().unwrap() as usize;
-    assert_eq!(
-        softmax[..rows * 6],
-        floats(&trace, "crossAttention")[..rows * 6]
-    );
+    // Recomputed over the whole prefix, equal to the cached steps' rows up to rounding.
+    let cross = floats(&trace, "crossAttention");
+    let worst = softmax[..rows * 6]
+        .iter()
+        .zip(&cross[..rows * 6])
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-5, "stages and trace differ by {worst}");
     let causal = Uint8Array::from(get(&get(&trace, "causalMask"), "hidden")).to_vec();
     assert_eq!(causal.len(), rows * rows);
     assert_eq!((causal[0], causal[1]), (0, 1));

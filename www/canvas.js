@@ -13,7 +13,7 @@ export function sizeCanvas(canvas, cssWidth, cssHeight) {
 
 /**
  * Draw a row-major `rows × cols` matrix filling the canvas. `mask[i]` true cells are drawn
- * hatched grey (hidden by the mask). `highlight` = { row, col } outlines a row and/or column.
+ * hatched grey (hidden by the mask). `highlight` = { rows, cols } outlines those rows and columns.
  *
  * The matrix is written once at cell resolution through ImageData, then scaled to the canvas's
  * device pixels with nearest-neighbour sampling: O(cells) work, crisp at any devicePixelRatio.
@@ -32,7 +32,7 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
   for (let i = 0; i < rows * cols; i++) {
     const p = i * 4;
     const v = values[offset + i];
-    if (mask && mask[i]) {
+    if (mask?.[i]) {
       data[p] = data[p + 1] = data[p + 2] = 40;
     } else if (!Number.isFinite(v)) {
       data[p] = data[p + 1] = data[p + 2] = 90;
@@ -51,7 +51,7 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
   const cw = width / cols;
   const rh = height / rows;
   // Hatch masked cells where a cell is big enough to show it (thumbnails have 1–2 px cells:
-  // there the flat grey says it, and thousands of hatch strokes cost ~10 ms per redraw).
+  // there the flat grey says it, and thousands of hatch strokes would slow every redraw).
   if (mask && cw >= 4 && rh >= 4) {
     ctx.save();
     ctx.strokeStyle = 'rgba(110, 110, 120, 0.9)';
@@ -70,11 +70,11 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
   if (highlight) {
     ctx.strokeStyle = '#ffb000';
     ctx.lineWidth = Math.max(1, Math.round(window.devicePixelRatio || 1));
-    if (highlight.row != null && highlight.row >= 0 && highlight.row < rows) {
-      ctx.strokeRect(0.5, highlight.row * rh + 0.5, width - 1, rh - 1);
+    for (const row of highlight.rows || []) {
+      if (row >= 0 && row < rows) ctx.strokeRect(0.5, row * rh + 0.5, width - 1, rh - 1);
     }
-    if (highlight.col != null && highlight.col >= 0 && highlight.col < cols) {
-      ctx.strokeRect(highlight.col * cw + 0.5, 0.5, cw - 1, height - 1);
+    for (const col of highlight.cols || []) {
+      if (col >= 0 && col < cols) ctx.strokeRect(col * cw + 0.5, 0.5, cw - 1, height - 1);
     }
   }
 }

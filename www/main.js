@@ -1,83 +1,49 @@
 // The page: wires the input, the worker and the views. The model lives in the worker; this
 // thread only renders. Typing is debounced and answers to outdated requests are dropped.
-import { createTokens } from './views/tokens.js';
+//
+// Every answer from the worker is { trace, stages, backend }: the whole trace so far and the
+// stages of the focused head (the selection, sent with every translation and on every change).
+// A model with a training timeline also offers its snapshots: picking one swaps the worker's
+// weights, and the answer redraws every view as any other does.
+import { KINDS } from './attention.js';
+import { createClient } from './client.js';
+import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
 import { createFocus } from './views/focus.js';
-import { createModelView } from './views/modelview.js';
 import { createHeadView } from './views/headview.js';
-import { createStepper } from './views/stepper.js';
-import { createPipeline } from './views/pipeline.js';
 import { createMasks } from './views/masks.js';
+import { createModelView } from './views/modelview.js';
 import { createPositional } from './views/positional.js';
-import { KINDS, stackFor } from './attention.js';
+import { createStages } from './views/stages.js';
+import { createStepper } from './views/stepper.js';
+import { createTimeline } from './views/timeline.js';
+import { createTokens } from './views/tokens.js';
 
 const $ = (id) => document.getElementById(id);
 const DEBOUNCE_MS = 150;
+const DEFAULT_SELECTION = { kind: 'cross', layer: 0, head: 0 };
 
 const state = {
   models: [],
   model: null,
   config: null,
   trace: null,
-  selection: { kind: 'cross', layer: 0, head: 0 },
+  stages: null, // the focused head's stages, from the same answer as `trace`
+  selection: { ...DEFAULT_SELECTION },
   generation: 0,
   shownGeneration: 0,
   playing: false,
-  firstHeatmapMs: null,
-  redraws: [],
   backend: 'cpu',
+  timeline: null, // the model's training timeline (www/training.js), or null
+  snapshot: 0, // the index of the timeline snapshot whose weights the worker uses
 };
 
-// ---------------------------------------------------------------------------------------------
-// Worker
-
-let worker = null;
-let nextId = 1;
-const pending = new Map();
-
-function newWorker() {
-  const w = new Worker('./worker.js', { type: 'module' });
-  w.onmessage = (event) => onWorkerMessage(w, event.data);
-  w.onerror = (event) => showMessage(`The model worker failed: ${event.message || 'unknown error'}`);
-  return w;
-}
-
-function retire(w) {
-  if (!w) return;
-  w.terminate();
-  for (const [id, entry] of pending) {
-    if (entry.worker === w) {
-      pending.delete(id);
-      entry.reject(new Error('the worker was replaced'));
-    }
-  }
-}
-
-function call(type, args = {}, target = worker) {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, type, worker: target });
-    target.postMessage({ id, type, ...args });
-  });
-}
-
-function onWorkerMessage(from, msg) {
-  // Backend news and refreshes only count from the worker in use.
-  if (msg.type === 'progress') return showProgress(msg);
-  if (msg.type === 'backend') return from === worker ? showBackend(msg) : (pendingBackend = msg);
-  if (msg.type === 'refresh') return from === worker && refresh();
-  const entry = pending.get(msg.id);
-  if (!entry) return;
-  pending.delete(msg.id);
-  if (msg.ok) entry.resolve(msg.result);
-  else {
-    const error = new Error(msg.error);
-    error.trap = msg.trap;
-    entry.reject(error);
-  }
-}
-
-// The loading worker's latest backend news, shown once it becomes the worker in use.
-let pendingBackend = null;
+const client = createClient({
+  onProgress: showProgress,
+  onBackend: showBackend,
+  onRefresh: (result) => showAnswer(result, null),
+  onFailure: showMessage,
+});
+const call = (type, args) => client.call(type, args);
 
 // ---------------------------------------------------------------------------------------------
 // Messages, progress, backend
@@ -91,6 +57,10 @@ function showMessage(text, kind = 'error') {
 
 function clearMessage() {
   showMessage('');
+}
+
+function clearMessageUnlessInfo() {
+  if (!$('message').classList.contains('info')) clearMessage();
 }
 
 function showProgress({ label, loaded, total }) {
@@ -122,9 +92,10 @@ const focus = createFocus($('focus-heatmap'), $('hover-value'), $('kind-explain'
 const modelView = createModelView($('model-view'), (selection) => select(selection));
 const headView = createHeadView($('head-view'), () => document.querySelector('input[name=headview-mode]:checked')?.value || 'one');
 const stepper = createStepper($('stepper'), (index, id) => force(index, id));
-const pipeline = createPipeline($('pipeline'));
+const stagesView = createStages($('stages'));
 const masks = createMasks($('masks'));
 const positional = createPositional($('positional'));
+const timeline = createTimeline($('timeline'), { onPick: (index) => pickSnapshot(index) });
 
 function fillSelect(select, count, value) {
   select.replaceChildren(
@@ -135,17 +106,22 @@ function fillSelect(select, count, value) {
       return option;
     }),
   );
-  select.value = String(Math.min(value, count - 1));
+  select.value = String(value);
+}
+
+/** `selection` with its layer and head within the loaded model. */
+function clampSelection(selection) {
+  const { config } = state;
+  if (!config) return selection;
+  const layers = selection.kind === 'encoderSelf' ? config.nEncoderLayers : config.nDecoderLayers;
+  return { ...selection, layer: Math.min(selection.layer, layers - 1), head: Math.min(selection.head, config.nHeads - 1) };
 }
 
 function syncSelectors() {
   const { config, selection } = state;
   if (!config) return;
-  const layers = selection.kind === 'encoderSelf' ? config.nEncoderLayers : config.nDecoderLayers;
-  selection.layer = Math.min(selection.layer, layers - 1);
-  selection.head = Math.min(selection.head, config.nHeads - 1);
   $('kind-select').value = selection.kind;
-  fillSelect($('layer-select'), layers, selection.layer);
+  fillSelect($('layer-select'), selection.kind === 'encoderSelf' ? config.nEncoderLayers : config.nDecoderLayers, selection.layer);
   fillSelect($('head-select'), config.nHeads, selection.head);
 }
 
@@ -167,10 +143,9 @@ let renderTicket = 0;
 
 /**
  * Redraw every view. The focused heatmap, tokens and buttons are drawn at once; the other views
- * each in their own task, so no single main-thread task grows with the sentence (a 64-token
- * sentence drew ~100 ms in one go). A newer call abandons an unfinished one. `body[data-ready]`
- * is "true" only once everything shows the current trace. Resolves to the main-thread time spent
- * drawing, or null when a newer redraw took over.
+ * each in their own task, so no single main-thread task grows with the sentence. A newer call
+ * abandons an unfinished one. `body[data-ready]` is "true" only once everything shows the current
+ * answer. Resolves to the main-thread time spent drawing, or null when a newer redraw took over.
  */
 async function renderAll() {
   try {
@@ -184,7 +159,7 @@ async function renderAll() {
 
 async function drawAll() {
   const ticket = ++renderTicket;
-  const { trace, selection } = state;
+  const { trace, stages, selection } = state;
   document.body.dataset.ready = 'false';
   let busy = timed('tokens, focus, buttons', () => {
     tokens.render(trace);
@@ -198,7 +173,8 @@ async function drawAll() {
       ...KINDS.map((kind) => [`model view: ${kind}`, () => modelView.renderKind(trace, selection, kind)]),
       ['head view', () => headView.render(trace, selection)],
       ['stepper', () => stepper.render(trace, selection)],
-      ['masks', () => masks.render(trace, null)],
+      ['stages', () => stagesView.render(stages, trace)],
+      ['masks', () => masks.renderCausal(trace)],
     ];
     for (const [name, draw] of views) {
       await nextTask();
@@ -206,11 +182,33 @@ async function drawAll() {
       busy += timed(name, draw);
     }
   }
+  markSnapshot();
   document.body.dataset.ready = trace ? 'true' : 'false';
   document.body.dataset.output = trace ? trace.output : '';
-  document.body.dataset.generation = String(state.shownGeneration);
-  refreshPipeline();
   return busy;
+}
+
+/** Resolves once every view shows the latest answer (at once when there is none to show). */
+function whenDrawn() {
+  return new Promise((resolve) => {
+    const done = () => !state.trace || document.body.dataset.ready === 'true';
+    if (done()) {
+      resolve();
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      if (!done()) return;
+      observer.disconnect();
+      resolve();
+    });
+    observer.observe(document.body, { attributes: true, attributeFilter: ['data-ready'] });
+  });
+}
+
+/** `body[data-snapshot]`: the step of the snapshot whose weights made what the page shows. */
+function markSnapshot() {
+  if (state.timeline) document.body.dataset.snapshot = String(state.timeline.snapshots[state.snapshot].step);
+  else delete document.body.dataset.snapshot;
 }
 
 function renderTruncation(trace) {
@@ -250,48 +248,34 @@ function renderStepButtons() {
   $('step-status').textContent = trace ? `${steps} token${steps === 1 ? '' : 's'} decoded${finished ? ' — finished' : ''}` : '';
 }
 
-let pipelineRequest = 0;
-async function refreshPipeline() {
-  const { trace, selection } = state;
-  if (!trace) return;
-  const stack = stackFor(trace, selection.kind);
-  if (!stack || !stack.queries) {
-    pipeline.render(null, trace);
+/** Look at another kind, layer or head: the worker answers with that head's stages. */
+async function select(change) {
+  state.selection = clampSelection({ ...state.selection, ...change });
+  if (!state.trace) {
+    renderAll();
     return;
   }
-  const ticket = ++pipelineRequest;
+  document.body.dataset.ready = 'false';
   try {
-    const result = await call('pipeline', selection);
-    if (ticket === pipelineRequest && result && trace === state.trace) pipeline.render(result, trace);
+    showAnswer(await call('focus', state.selection), null);
   } catch (error) {
-    if (ticket === pipelineRequest) showMessage(error.message);
+    handleError(error);
+    renderAll();
   }
-}
-
-function select(selection) {
-  state.selection = { ...state.selection, ...selection };
-  renderAll();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Actions
 
-function showTrace(result, generation) {
+/** Show a worker answer, unless it is stale or older than the one shown. */
+function showAnswer(result, generation) {
   if (!result || result.stale) return false;
   if (generation != null && generation < state.shownGeneration) return false;
   if (generation != null) state.shownGeneration = generation;
   state.trace = result.trace;
+  state.stages = result.stages;
   renderAll().then((renderMs) => {
-    if (renderMs == null) return;
-    if (state.firstHeatmapMs == null) {
-      state.firstHeatmapMs = performance.now();
-      document.body.dataset.firstHeatmapMs = String(Math.round(state.firstHeatmapMs));
-    }
-    if (generation != null && keystrokeAt.has(generation)) {
-      // From the keystroke (debounce included) to the end of the redraw.
-      state.redraws.push({ ms: performance.now() - keystrokeAt.get(generation), computeMs: result.ms ?? null, renderMs });
-      if (state.redraws.length > 1000) state.redraws.shift();
-    }
+    if (renderMs != null) redrawn(generation, result.ms ?? null, renderMs);
   });
   return true;
 }
@@ -300,7 +284,7 @@ async function run(type, args = {}) {
   try {
     const result = await call(type, args);
     clearMessageUnlessInfo();
-    showTrace(result, args.gen);
+    showAnswer(result, args.gen);
     return result;
   } catch (error) {
     handleError(error);
@@ -308,17 +292,12 @@ async function run(type, args = {}) {
   }
 }
 
-function clearMessageUnlessInfo() {
-  if (!$('message').classList.contains('info')) clearMessage();
-}
-
 function handleError(error) {
   if (error.trap) {
     // The wasm instance hit a trap: start a fresh worker on the CPU and carry on.
     showMessage(`The model crashed (${error.message}); restarting on the CPU backend.`, 'info');
     $('backend-select').value = 'cpu';
-    retire(worker);
-    worker = null;
+    client.retire(client.inUse());
     boot('cpu', state.model);
     return;
   }
@@ -326,12 +305,10 @@ function handleError(error) {
 }
 
 let typingTimer = null;
-const keystrokeAt = new Map(); // generation → time of its keystroke (for keystroke-to-redraw)
 function onInput() {
   clearTimeout(typingTimer);
   const generation = ++state.generation;
-  keystrokeAt.set(generation, performance.now());
-  if (keystrokeAt.size > 2000) keystrokeAt.delete(keystrokeAt.keys().next().value);
+  keystroke(generation);
   typingTimer = setTimeout(() => translate(generation), DEBOUNCE_MS);
 }
 
@@ -343,7 +320,7 @@ async function translate(generation = ++state.generation) {
     return;
   }
   state.playing = false;
-  await run('translate', { gen: generation, text });
+  await run('translate', { gen: generation, text, focus: state.selection });
 }
 
 async function step() {
@@ -367,17 +344,53 @@ async function play() {
   renderStepButtons();
 }
 
-async function refresh() {
-  const result = await call('trace').catch(() => null);
-  if (result) showTrace(result, null);
+// Snapshot picks are coalesced: while one loads, only the latest wish waits (a dragged slider
+// asks for many).
+let wantedSnapshot = null;
+let snapshotsLoading = null;
+
+/** Use the weights of snapshot `index`; resolves once the page shows them (true) or not (false). */
+function pickSnapshot(index) {
+  wantedSnapshot = index;
+  snapshotsLoading ??= loadWantedSnapshots().finally(() => {
+    snapshotsLoading = null;
+  });
+  return snapshotsLoading.then(() => state.snapshot === index);
+}
+
+async function loadWantedSnapshots() {
+  while (wantedSnapshot != null) {
+    const next = wantedSnapshot;
+    wantedSnapshot = null;
+    if (state.timeline && next !== state.snapshot) await loadSnapshot(next);
+  }
+}
+
+async function loadSnapshot(index) {
+  const worker = client.inUse();
+  const { step } = state.timeline.snapshots[index];
+  try {
+    const result = await call('snapshot', { step });
+    if (client.inUse() !== worker) return; // another model was loaded meanwhile
+    clearMessageUnlessInfo();
+    state.snapshot = index;
+    timeline.show(index);
+    if (result) showAnswer(result, null);
+    else markSnapshot();
+    await whenDrawn();
+  } catch (error) {
+    if (client.inUse() !== worker) return;
+    // The worker keeps the weights it had: the slider goes back to them.
+    timeline.show(state.snapshot);
+    handleError(error);
+  }
 }
 
 async function loadPaddingDemo() {
   const example = state.config?.example || 'Hello.';
   const short = state.model?.name === 'date-iso' ? '1 May 2000' : 'Hello!';
   try {
-    const batch = await call('batch', { texts: [example, short] });
-    masks.render(state.trace, batch);
+    masks.renderBatch(await call('batch', { texts: [example, short] }));
   } catch (error) {
     showMessage(error.message);
   }
@@ -390,35 +403,44 @@ async function loadPaddingDemo() {
 let bootTicket = 0;
 async function boot(backend = $('backend-select').value, model = state.model) {
   const ticket = ++bootTicket;
-  const next = newWorker();
-  pendingBackend = null;
-  if (!worker) $('loading').hidden = false;
+  const next = client.spawn();
+  if (!client.inUse()) $('loading').hidden = false;
   try {
     const text = $('source-input').value;
-    const info = await call('init', { model, backend, text }, next);
+    const info = await client.call('init', { model, backend, text }, next);
     if (ticket !== bootTicket) {
       // A newer model choice superseded this one while it loaded.
-      retire(next);
+      client.retire(next);
       return false;
     }
-    retire(worker);
-    worker = next;
+    client.adopt(next);
+    if (model !== state.model) state.selection = { ...DEFAULT_SELECTION };
     state.model = model;
     state.config = info.config;
+    state.selection = clampSelection(state.selection);
     state.trace = null;
-    state.firstHeatmapMs = null;
+    state.stages = null;
+    // A fresh worker holds the shipped weights: the final snapshot.
+    state.timeline = info.timeline;
+    state.snapshot = info.timeline ? info.timeline.snapshots.length - 1 : 0;
+    wantedSnapshot = null;
+    $('timeline-panel').hidden = !info.timeline;
+    if (info.timeline) timeline.render(info.timeline, state.snapshot);
+    else timeline.clear();
+    delete document.body.dataset.snapshot; // until the first answer is drawn
+    modelLoaded();
     $('model-select').value = model.name;
     document.body.dataset.model = model.name;
     $('model-description').textContent = info.config.description || '';
     positional.render(info.positional);
     $('loading').hidden = true;
     clearMessage();
-    if (pendingBackend) showBackend(pendingBackend);
+    if (info.timelineNote) showMessage(info.timelineNote, 'info');
     await translate();
     await loadPaddingDemo();
     return true;
   } catch (error) {
-    retire(next);
+    client.retire(next);
     if (ticket !== bootTicket) return false;
     $('loading').hidden = true;
     if (state.model) $('model-select').value = state.model.name;
@@ -433,17 +455,11 @@ async function switchModel(name) {
   const previousText = $('source-input').value;
   $('source-input').value = model.example || '';
   const ticket = bootTicket + 1;
-  if (await boot(undefined, model)) {
-    state.selection = { kind: 'cross', layer: 0, head: 0 };
-    renderAll();
-  } else if (ticket === bootTicket) {
-    $('source-input').value = previousText;
-  }
+  if (!(await boot(undefined, model)) && ticket === bootTicket) $('source-input').value = previousText;
 }
 
 async function main() {
-  // Test hooks for the browser tests (no effect on normal use).
-  window.__attnscope = { state, call, translate, boot };
+  installHooks({ state, call });
   let index;
   try {
     const response = await fetch('models/index.json', { cache: 'no-cache' });
@@ -461,10 +477,11 @@ async function main() {
       return option;
     }),
   );
-  const wanted = new URLSearchParams(location.search).get('model') || index.default;
+  const params = new URLSearchParams(location.search);
+  const wanted = params.get('model') || index.default;
   const first = index.models.find((m) => m.name === wanted) || index.models[0];
   $('model-select').value = first.name;
-  const backend = new URLSearchParams(location.search).get('backend');
+  const backend = params.get('backend');
   if (['auto', 'cpu', 'webgpu'].includes(backend)) $('backend-select').value = backend;
   $('source-input').value = first.example || '';
 
@@ -472,17 +489,16 @@ async function main() {
   $('model-select').addEventListener('change', (e) => switchModel(e.target.value));
   $('backend-select').addEventListener('change', async (e) => {
     const result = await call('setBackend', { backend: e.target.value, text: $('source-input').value }).catch(handleError);
-    if (result) showTrace(result, null);
+    if (result) showAnswer(result, null);
   });
   $('sampling-select').addEventListener('change', async (e) => {
-    const mode = e.target.value;
-    await call('sampling', { mode, temperature: 1, topK: 5, seed: 1 }).catch(handleError);
+    await call('sampling', { mode: e.target.value, temperature: 1, topK: 5, seed: 1 }).catch(handleError);
     translate();
   });
   $('kind-select').addEventListener('change', (e) => select({ kind: e.target.value }));
   $('layer-select').addEventListener('change', (e) => select({ layer: Number(e.target.value) }));
   $('head-select').addEventListener('change', (e) => select({ head: Number(e.target.value) }));
-  document.querySelectorAll('input[name=headview-mode]').forEach((el) => el.addEventListener('change', () => renderAll()));
+  for (const el of document.querySelectorAll('input[name=headview-mode]')) el.addEventListener('change', () => renderAll());
   $('step-forward').addEventListener('click', step);
   $('step-back').addEventListener('click', () => run('back'));
   $('step-reset').addEventListener('click', () => run('reset'));

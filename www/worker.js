@@ -1,19 +1,27 @@
 // The Web Worker that owns the wasm modules and the model. The page never blocks on it.
 //
-// Two builds: pkg/cpu (burn's CPU backend only, small, loaded first) and pkg/webgpu (adds
-// burn-wgpu, imported only when WebGPU will be used). Requests are handled one at a time, in
+// Two builds with one API: pkg/cpu (burn's CPU backend only, small, loaded first) and pkg/webgpu
+// (adds burn-wgpu, imported only when WebGPU will be used). Requests are handled one at a time, in
 // order; a `translate` that a newer one has superseded is answered { stale: true } without
-// running. The CPU backend answers first; WebGPU warms up beside it (shader compilation) and
-// takes over when ready. If WebGPU fails or its device is lost, the worker replays the current
-// sentence on the CPU and says so.
-import initCpu, { Visualizer as CpuVisualizer } from './pkg/cpu/attnscope.js';
+// running. The CPU session answers first; when the module's chooseBackend picks WebGPU, a WebGPU
+// session warms up beside it (shader compilation) and takes over when ready. If WebGPU fails or
+// its device is lost, the worker replays the current sentence on the CPU and says so.
+//
+// A model with a training timeline can swap in the weights of any snapshot; the sessions keep
+// them for every later sentence, and a replay puts them in place first.
+import { cachedFile, moduleBytes } from './cache.js';
+import initCpu, { Session as CpuSession, chooseBackend, modelFileNames } from './pkg/cpu/attnscope.js';
+import { loadTimeline } from './training.js';
+import * as wire from './wire.js';
+import { hookHandlers } from './worker-hooks.js';
 
-const MODEL_CACHE = 'attnscope-models-v1';
-const WASM_CACHE = 'attnscope-wasm-v1';
+const post = (message, transfer = []) => self.postMessage(message, transfer);
+const progress = (report) => post({ type: 'progress', ...report });
+const errorText = (error) => error?.message || String(error);
 
-// Keep every GPUDevice this worker creates, to watch for loss (and for the test hook).
+// Every GPUDevice this worker creates, watched for loss (and lost on purpose by a test hook).
 const gpuDevices = [];
-if (self.GPUAdapter && GPUAdapter.prototype.requestDevice) {
+if (self.GPUAdapter?.prototype.requestDevice) {
   const original = GPUAdapter.prototype.requestDevice;
   GPUAdapter.prototype.requestDevice = async function (...args) {
     const device = await original.apply(this, args);
@@ -24,423 +32,388 @@ if (self.GPUAdapter && GPUAdapter.prototype.requestDevice) {
 }
 
 let cpuWasm = null; // exports of the CPU module (its memory)
-let gpuModule = null; // { Visualizer, wasm } of the WebGPU module, once imported
-let manifest = null; // pkg/manifest.json: content hash of each module
-let files = null; // the current model's bytes
-let preference = 'auto';
-let cpu = null;
-let gpu = null;
-let gpuDead = false;
-let active = null;
-let log = []; // operations on the current sentence, to replay on another backend
+let gpuModule = null; // { Session, wasm } of the WebGPU module, once imported
+let model = null; // the current model's entry in models/index.json
+let files = null; // the current model's bytes, by modelFileNames() key
+let timeline = null; // its training timeline (training.js loadTimeline), or null
+let snapshot = null; // { type: 'snapshot', step, weights } in use, or null: the shipped weights
+let focus = null; // { kind, layer, head }: the head whose stages every answer carries
+let sampling = null; // { mode, temperature, topK, seed }, or null for the default (greedy)
+let log = []; // operations on the current sentence (and the snapshot it began with), to replay
+let needsReplay = false; // the CPU must replay the sentence before it answers anything
 let latestGeneration = 0;
 let queue = Promise.resolve();
 
-const post = (message) => self.postMessage(message);
-const errorText = (error) => (error && error.message) || String(error);
+/** The sessions and which one answers. `gpu` is set only while `gpuState` is 'ready'. */
+const backends = {
+  preference: 'auto', // what the page asked for: 'auto' | 'cpu' | 'webgpu'
+  cpu: null,
+  gpu: null,
+  gpuState: 'off', // 'off' | 'warming' | 'ready' | 'dead'
+  warmup: 0, // the latest warm-up's ticket: an older one never takes over
+  current() {
+    return this.gpuState === 'ready' ? this.gpu : this.cpu;
+  },
+  name() {
+    return this.gpuState === 'ready' ? 'webgpu' : 'cpu';
+  },
+  dropGpu(state) {
+    free(this.gpu);
+    this.gpu = null;
+    this.gpuState = state;
+    this.warmup += 1;
+  },
+};
 
-async function fetchWithProgress(url, label) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`cannot load ${url}: HTTP ${response.status}`);
-  const total = Number(response.headers.get('Content-Length')) || 0;
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const chunks = [];
-  let loaded = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.length;
-    post({ type: 'progress', label, loaded, total });
-  }
-  const bytes = new Uint8Array(loaded);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
-}
-
-/** A file through the Cache API, keyed by its content hash (so a changed file is refetched). */
-async function cachedFile(url, version, label, cacheName = MODEL_CACHE) {
-  const key = `${url}?v=${version}`;
-  let cache = null;
+function free(session) {
   try {
-    cache = await caches.open(cacheName);
-    const hit = await cache.match(key);
-    if (hit) {
-      post({ type: 'progress', label: `${label} (cached)`, loaded: 1, total: 1 });
-      return new Uint8Array(await hit.arrayBuffer());
-    }
+    session?.free();
   } catch {
-    cache = null; // no Cache API (e.g. an insecure origin): just fetch
+    // A trapped or busy session may refuse; it is dropped either way.
   }
-  const bytes = await fetchWithProgress(key, label);
-  if (cache) {
-    for (const old of await cache.keys()) {
-      if (old.url.split('?')[0].endsWith(url) && !old.url.endsWith(`v=${version}`)) await cache.delete(old);
-    }
-    await cache.put(key, new Response(bytes, { headers: { 'Content-Type': 'application/octet-stream' } }));
-  }
-  return bytes;
-}
-
-async function moduleBytes(name, label) {
-  if (!manifest) {
-    const response = await fetch('./pkg/manifest.json', { cache: 'no-cache' });
-    manifest = response.ok ? await response.json() : {};
-  }
-  return cachedFile(`pkg/${name}/attnscope_bg.wasm`, manifest[name] || 'none', label, WASM_CACHE);
 }
 
 async function loadCpuWasm() {
-  if (!cpuWasm) cpuWasm = await initCpu({ module_or_path: await moduleBytes('cpu', 'WebAssembly (CPU)') });
+  if (!cpuWasm) cpuWasm = await initCpu({ module_or_path: await moduleBytes('cpu', 'WebAssembly (CPU)', progress) });
 }
 
 async function loadGpuModule() {
   if (!gpuModule) {
     const glue = await import('./pkg/webgpu/attnscope.js');
-    const wasm = await glue.default({ module_or_path: await moduleBytes('webgpu', 'WebAssembly (WebGPU)') });
-    gpuModule = { Visualizer: glue.Visualizer, wasm };
+    const wasm = await glue.default({ module_or_path: await moduleBytes('webgpu', 'WebAssembly (WebGPU)', progress) });
+    gpuModule = { Session: glue.Session, wasm };
   }
   return gpuModule;
 }
 
-async function loadModel(model) {
+/** A file of the current model's folder, cached under its hash in models/index.json. */
+function modelFile(name, onProgress = progress) {
+  return cachedFile(`models/${model.name}/${name}`, model.files[name] || 'none', `${model.name}/${name}`, onProgress);
+}
+
+/** The model's files, named by the wasm module. */
+async function loadModel() {
   const out = {};
-  for (const [key, name] of Object.entries({ config: 'config.json', weights: 'model.safetensors', srcTokenizer: 'src_tokenizer.json', tgtTokenizer: 'tgt_tokenizer.json' })) {
-    out[key] = await cachedFile(`models/${model.name}/${name}`, model.files[name] || 'none', `${model.name}/${name}`);
-  }
+  for (const [key, name] of Object.entries(modelFileNames())) out[key] = await modelFile(name);
   return out;
 }
 
+/** The weights of a timeline snapshot; the last one is the model's own weights file. */
+function snapshotWeights(entry) {
+  if (entry.file === modelFileNames().weights) return files.weights;
+  // Silent: a snapshot is small, and the page's loading bar is for loading a model.
+  return modelFile(entry.file, () => {});
+}
+
+/** Apply the page's focus and sampling to a session that has not seen them. */
+function configure(session) {
+  if (focus) session.setFocus(focus.kind, focus.layer, focus.head);
+  if (sampling) session.setSampling(sampling.mode, sampling.temperature, sampling.topK, sampling.seed);
+  return session;
+}
+
 async function create(backend) {
-  const Visualizer = backend === 'cpu' ? CpuVisualizer : (await loadGpuModule()).Visualizer;
-  return Visualizer.create(files.config.slice(), files.weights.slice(), files.srcTokenizer.slice(), files.tgtTokenizer.slice(), backend);
+  const Session = backend === 'cpu' ? CpuSession : (await loadGpuModule()).Session;
+  const session = await Session.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, backend);
+  return configure(session);
 }
 
-function freeAll() {
-  for (const v of [cpu, gpu]) {
-    try {
-      v?.free();
-    } catch {
-      // already freed
-    }
-  }
-  cpu = gpu = active = null;
-}
-
-/** Run the logged operations of the current sentence on `viz` (another backend). */
-async function replay(viz) {
-  for (const op of log) await apply(viz, op);
-}
-
-async function apply(viz, op) {
+/** One operation on the current sentence; resolves to the session's Answer. */
+function apply(session, op) {
   switch (op.type) {
-    case 'start':
-      return viz.start(op.text);
+    case 'translate':
+      return session.translate(op.text);
     case 'step':
-      return viz.step();
+      return session.step();
     case 'runToEnd':
-      return viz.runToEnd();
+      return session.runToEnd();
     case 'back':
-      return viz.back();
+      return session.back();
     case 'reset':
-      return viz.reset();
+      return session.reset();
     case 'force':
-      while (viz.trace().steps.length > op.index + 1) viz.back();
-      await viz.replaceLast(op.id);
-      return op.continue ? viz.runToEnd() : null;
+      return session.force(op.index, op.id, op.continue);
     case 'prefix':
-      await viz.setPrefix(op.text);
-      return viz.runToEnd();
-    case 'sampling':
-      return viz.setSampling(op.mode, op.temperature, op.topK, op.seed);
+      return session.prefix(op.text);
+    case 'snapshot':
+      return session.loadSnapshot(op.weights);
     default:
       throw new Error(`unknown operation ${op.type}`);
   }
 }
 
+const isSentenceOp = (op) => op.type !== 'snapshot';
+
+/**
+ * Run the logged operations on `session`; resolves to the last Answer, or null when no sentence
+ * was started (weights alone re-decode whatever the session held, nothing the page asked for).
+ */
+async function replay(session) {
+  let answer = null;
+  for (const op of log) answer = await apply(session, op);
+  return log.some(isSentenceOp) ? answer : null;
+}
+
+/** What the page gets for an Answer: the decoded trace and stages, and who computed them. */
+function reply(answer, extra = {}) {
+  return { ...wire.answer(answer), backend: backends.name(), ...extra };
+}
+
 function announce(note = '') {
-  post({ type: 'backend', backend: active === gpu && gpu ? 'webgpu' : 'cpu', preference, note, warming: preference !== 'cpu' && !gpu && !gpuDead });
+  const { preference, gpuState } = backends;
+  post({ type: 'backend', backend: backends.name(), preference, note, warming: gpuState === 'warming' });
 }
 
-let needsReplay = false; // the CPU must replay the sentence before it answers anything
-
-async function fallBackToCpu(reason) {
-  switchToCpuNow(reason);
-  await catchUp();
-}
-
-/** Stop using WebGPU at once and say so; the replay on the CPU runs first in the queue. */
+/** Stop using WebGPU at once and say so; the CPU replays the sentence before its next answer. */
 function switchToCpuNow(reason) {
-  if (gpuDead && active !== gpu) return;
-  gpuDead = true;
-  if (active === gpu) needsReplay = true;
-  active = cpu;
-  const lost = gpu;
-  gpu = null;
-  try {
-    lost?.free();
-  } catch {
-    // a trapped or busy object may refuse; drop it anyway
-  }
+  if (backends.gpuState === 'dead') return;
+  if (backends.gpuState === 'ready') needsReplay = true;
+  backends.dropGpu('dead');
   announce(`WebGPU stopped working (${reason}); switched to the CPU backend.`);
 }
 
-/** Bring the CPU session to the current sentence if WebGPU was lost under it. */
+/** Bring the CPU session to the current sentence if WebGPU was lost under it, and show it. */
 async function catchUp() {
   if (!needsReplay) return;
   needsReplay = false;
-  if (!cpu) cpu = await create('cpu');
-  active = cpu;
-  await replay(cpu);
-  post({ type: 'refresh' });
+  const answer = await replay(backends.cpu);
+  if (answer) send({ type: 'refresh', result: reply(answer) });
 }
 
 function onDeviceLost(info) {
-  if (gpuDead || !gpu) return;
+  if (backends.gpuState !== 'ready') return;
   switchToCpuNow(`device lost: ${info?.reason || 'unknown'}${info?.message ? ` — ${info.message}` : ''}`);
-  enqueue(catchUp);
+  enqueue(() => catchUp().catch((error) => announce(`The CPU could not take over the sentence (${errorText(error)}).`)));
 }
 
-/** Whether the only WebGPU adapter is a software one (SwiftShader): slower than our CPU path. */
-async function softwareAdapterOnly() {
+function startGpu(text) {
+  backends.gpuState = 'warming';
+  backends.warmup += 1;
+  warmUpGpu(text, backends.warmup);
+}
+
+/** Ask the module which backend `preference` means here; warm WebGPU up if it is that one. */
+async function warmUpGpu(text, ticket) {
+  const { preference } = backends;
+  const unavailable = (reason) =>
+    preference === 'webgpu'
+      ? `WebGPU is not available here (${reason}); using the CPU.`
+      : `WebGPU unavailable (${reason}); running on the CPU.`;
+  let session = null;
   try {
-    const adapter = await navigator.gpu?.requestAdapter();
-    if (!adapter) return false;
-    return Boolean(adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter);
-  } catch {
-    return false;
-  }
-}
-
-async function warmUpGpu(text) {
-  if (preference === 'auto' && (await softwareAdapterOnly())) {
-    gpuDead = true;
-    announce('The only WebGPU adapter here is a software fallback (SwiftShader), which is slower than the CPU backend, so “auto” uses the CPU. Choose WebGPU to try it anyway.');
+    const choice = await chooseBackend(preference);
+    if (ticket !== backends.warmup) return;
+    if (choice.backend !== 'webgpu') {
+      // The note says why (no adapter, or only a software one for `auto`).
+      backends.gpuState = 'dead';
+      announce(choice.note);
+      return;
+    }
+    session = await create('webgpu');
+    // Compile the shaders on a real sentence before this backend answers anyone.
+    await session.translate(text || 'Hello.');
+  } catch (error) {
+    free(session);
+    if (ticket !== backends.warmup) return;
+    backends.gpuState = 'dead';
+    announce(unavailable(errorText(error)));
     return;
   }
-  try {
-    const viz = await create('webgpu');
-    // Compile the shaders on a real sentence before this backend answers anyone.
-    await viz.start(text || 'Hello.');
-    await viz.runToEnd();
-    viz.reset();
-    enqueue(async () => {
-      if (preference === 'cpu' || gpuDead) {
-        viz.free();
-        return;
-      }
-      gpu = viz;
-      await replay(gpu);
-      active = gpu;
-      announce();
-      post({ type: 'refresh' });
-    });
-  } catch (error) {
-    gpuDead = true;
-    announce(preference === 'webgpu' ? `WebGPU is not available here (${errorText(error)}); using the CPU.` : `WebGPU unavailable (${errorText(error)}); running on the CPU.`);
-  }
-}
-
-function snapshot(extra = {}) {
-  const trace = active.trace();
-  return { trace, backend: active === gpu && gpu ? 'webgpu' : 'cpu', ...extra };
-}
-
-async function withBackend(fn) {
-  const viz = active;
-  try {
-    return await fn(viz);
-  } catch (error) {
-    if (viz === gpu && gpu && !gpuDead) {
-      await fallBackToCpu(errorText(error));
-      return fn(active);
+  enqueue(async () => {
+    if (ticket !== backends.warmup) {
+      free(session);
+      return;
     }
-    throw error;
+    try {
+      const answer = await replay(configure(session));
+      backends.gpu = session;
+      backends.gpuState = 'ready';
+      announce();
+      if (answer) send({ type: 'refresh', result: reply(answer) });
+    } catch (error) {
+      free(session);
+      backends.gpuState = 'dead';
+      announce(unavailable(errorText(error)));
+    }
+  });
+}
+
+/** Run `fn` on the session in use; if WebGPU fails under it, fall back to the CPU and retry. */
+async function withSession(fn) {
+  const session = backends.current();
+  try {
+    return await fn(session);
+  } catch (error) {
+    if (session !== backends.gpu || backends.gpuState !== 'ready') throw error;
+    switchToCpuNow(errorText(error));
+    await catchUp();
+    return fn(backends.current());
   }
+}
+
+/** Apply `op` to the current sentence, log it for a replay, and answer. */
+function sentenceOp(op) {
+  return withSession(async (session) => {
+    const answer = await apply(session, op);
+    // A new sentence starts from the weights in use: a replay loads them first.
+    if (op.type === 'translate') log = snapshot ? [snapshot, op] : [op];
+    else log.push(op);
+    return reply(answer);
+  });
+}
+
+function currentAnswer() {
+  return withSession(async (session) => reply(await session.answer()));
+}
+
+function setFocus({ kind, layer, head }) {
+  focus = { kind, layer, head };
+  for (const session of [backends.cpu, backends.gpu]) session?.setFocus(kind, layer, head);
 }
 
 const handlers = {
-  async init(msg) {
-    preference = msg.backend || 'auto';
-    const t0 = performance.now();
+  async init(args) {
+    backends.preference = args.backend || 'auto';
     await loadCpuWasm();
-    freeAll();
-    files = await loadModel(msg.model);
-    cpu = await create('cpu');
-    active = cpu;
+    model = args.model;
+    files = await loadModel();
+    backends.cpu = await create('cpu');
     log = [];
-    gpuDead = false;
+    if (backends.preference !== 'cpu') startGpu(args.text);
     announce();
-    if (preference !== 'cpu') warmUpGpu(msg.text);
-    return { config: cpu.config(), positional: cpu.positionalEncoding(), loadMs: performance.now() - t0 };
-  },
-  async setBackend(msg) {
-    preference = msg.backend;
-    if (preference === 'cpu') {
-      if (active !== cpu) {
-        if (!cpu) cpu = await create('cpu');
-        await replay(cpu);
-        active = cpu;
-      }
-      try {
-        gpu?.free();
-      } catch {
-        // ignore
-      }
-      gpu = null;
-      announce();
-    } else if (!gpu && (!gpuDead || preference === 'webgpu')) {
-      gpuDead = false;
-      announce();
-      warmUpGpu(msg.text);
-    } else if (gpu && active !== gpu) {
-      await replay(gpu);
-      active = gpu;
-      announce();
-    } else {
-      announce(gpuDead ? 'WebGPU is not available here; using the CPU.' : '');
+    // The model works without its timeline: a timeline that fails to load is only reported.
+    let timelineNote = '';
+    try {
+      timeline = await loadTimeline(model.files, (name) => modelFile(name));
+    } catch (error) {
+      timelineNote = `The training timeline could not be loaded (${errorText(error)}).`;
     }
-    return snapshotOrNull();
-  },
-  async translate(msg) {
-    return withBackend(async (viz) => {
-      const t0 = performance.now();
-      const source = await viz.start(msg.text);
-      await viz.runToEnd();
-      log = [{ type: 'start', text: msg.text }, { type: 'runToEnd' }];
-      return snapshot({ source, ms: performance.now() - t0 });
-    });
-  },
-  async start(msg) {
-    return withBackend(async (viz) => {
-      const source = await viz.start(msg.text);
-      log = [{ type: 'start', text: msg.text }];
-      return snapshot({ source });
-    });
-  },
-  async step() {
-    return withBackend(async (viz) => {
-      const step = await viz.step();
-      log.push({ type: 'step' });
-      return snapshot({ step });
-    });
-  },
-  async runToEnd() {
-    return withBackend(async (viz) => {
-      await viz.runToEnd();
-      log.push({ type: 'runToEnd' });
-      return snapshot();
-    });
-  },
-  async back() {
-    active.back();
-    log.push({ type: 'back' });
-    return snapshot();
-  },
-  async reset() {
-    active.reset();
-    log.push({ type: 'reset' });
-    return snapshot();
-  },
-  async force(msg) {
-    return withBackend(async (viz) => {
-      const op = { type: 'force', index: msg.index, id: msg.id, continue: msg.continue };
-      await apply(viz, op);
-      log.push(op);
-      return snapshot();
-    });
-  },
-  async prefix(msg) {
-    return withBackend(async (viz) => {
-      const op = { type: 'prefix', text: msg.text };
-      await apply(viz, op);
-      log.push(op);
-      return snapshot();
-    });
-  },
-  async sampling(msg) {
-    const op = { type: 'sampling', mode: msg.mode, temperature: msg.temperature, topK: msg.topK, seed: msg.seed };
-    for (const viz of [cpu, gpu]) viz?.setSampling(op.mode, op.temperature, op.topK, op.seed);
-    log = log.filter((o) => o.type !== 'sampling');
-    log.unshift(op);
-    return null;
-  },
-  async pipeline(msg) {
-    return withBackend((viz) => viz.pipeline(msg.kind, msg.layer, msg.head));
-  },
-  async batch(msg) {
-    return withBackend((viz) => viz.paddedBatch(msg.texts));
-  },
-  async trace() {
-    return snapshotOrNull();
-  },
-  async stats() {
     return {
-      wasmBytes: cpuWasm ? cpuWasm.memory.buffer.byteLength : 0,
-      gpuWasmBytes: gpuModule ? gpuModule.wasm.memory.buffer.byteLength : 0,
-      backend: active === gpu && gpu ? 'webgpu' : 'cpu',
-      gpuDevices: gpuDevices.length,
+      config: backends.cpu.config(),
+      positional: wire.positional(backends.cpu.positionalEncoding()),
+      timeline,
+      timelineNote,
     };
   },
-  async 'test:rejectAdapter'() {
-    // Simulate a browser that refuses the adapter request (test hook).
-    if (self.GPU) GPU.prototype.requestAdapter = () => Promise.reject(new Error('adapter request rejected (test)'));
-    return { patched: Boolean(self.GPU) };
+  async setBackend(args) {
+    const previous = backends.preference;
+    backends.preference = args.backend;
+    const { gpuState } = backends;
+    if (args.backend === 'cpu') {
+      // The CPU session did not follow what WebGPU did.
+      if (gpuState === 'ready') await replay(backends.cpu);
+      backends.dropGpu('off');
+      announce();
+    } else if (
+      gpuState === 'off' ||
+      (gpuState === 'dead' && args.backend === 'webgpu') ||
+      // A warm-up asks chooseBackend about the preference it started with.
+      (gpuState === 'warming' && args.backend !== previous)
+    ) {
+      startGpu(args.text);
+      announce();
+    } else {
+      announce(backends.gpuState === 'dead' ? 'WebGPU is not available here; using the CPU.' : '');
+    }
+    return log.length ? currentAnswer() : null;
   },
-  async 'test:loseDevice'() {
-    const device = gpuDevices[gpuDevices.length - 1];
-    if (!device) throw new Error('no WebGPU device to lose');
-    const destroyedAt = Date.now();
-    device.destroy();
-    return { destroyedAt };
+  /** args: { gen, text, focus? }: the focus is set first, so the answer carries its stages. */
+  async translate(args) {
+    if (args.focus) setFocus(args.focus);
+    const t0 = performance.now();
+    const result = await sentenceOp({ type: 'translate', text: args.text });
+    return { ...result, ms: performance.now() - t0 };
   },
+  step: () => sentenceOp({ type: 'step' }),
+  runToEnd: () => sentenceOp({ type: 'runToEnd' }),
+  back: () => sentenceOp({ type: 'back' }),
+  reset: () => sentenceOp({ type: 'reset' }),
+  force: (args) => sentenceOp({ type: 'force', index: args.index, id: args.id, continue: args.continue }),
+  prefix: (args) => sentenceOp({ type: 'prefix', text: args.text }),
+  /**
+   * args: { step }: the weights of the timeline snapshot taken at `step`, kept for every later
+   * sentence; answers with the current sentence decoded again with them (null when none yet).
+   * Not retried on the CPU when WebGPU rejects it, as other operations are: a rejected file is the
+   * likely reason, and a real loss of the GPU is caught by its device-lost watch.
+   */
+  async snapshot(args) {
+    const entry = timeline?.snapshots.find((s) => s.step === args.step);
+    if (!entry) throw new Error(`this model has no training snapshot at step ${args.step}`);
+    const op = { type: 'snapshot', step: entry.step, weights: await snapshotWeights(entry) };
+    const answer = await apply(backends.current(), op);
+    snapshot = op;
+    // Logged after the sentence's operations so far; of two in a row, the later weights decide.
+    if (!log.some(isSentenceOp)) log = [op];
+    else if (log.at(-1).type === 'snapshot') log[log.length - 1] = op;
+    else log.push(op);
+    return answer ? reply(answer) : null;
+  },
+  /** A new head to look at: the current sentence's answer with that head's stages. */
+  async focus(args) {
+    setFocus(args);
+    return currentAnswer();
+  },
+  answer: () => currentAnswer(),
+  async sampling(args) {
+    sampling = { mode: args.mode, temperature: args.temperature, topK: args.topK, seed: args.seed };
+    for (const session of [backends.cpu, backends.gpu])
+      session?.setSampling(sampling.mode, sampling.temperature, sampling.topK, sampling.seed);
+    return null;
+  },
+  batch: (args) => withSession(async (session) => wire.paddedBatch(await session.paddedBatch(args.texts))),
+  ...hookHandlers({
+    gpuDevices,
+    stats: () => ({
+      wasmBytes: cpuWasm ? cpuWasm.memory.buffer.byteLength : 0,
+      gpuWasmBytes: gpuModule ? gpuModule.wasm.memory.buffer.byteLength : 0,
+      backend: backends.name(),
+    }),
+  }),
 };
 
-function snapshotOrNull() {
-  try {
-    return snapshot();
-  } catch {
-    return null;
-  }
+/** Post a message, handing its buffers over instead of copying them (nothing here keeps them). */
+function send(message) {
+  post(message, [...wire.transferables(message)]);
 }
 
 function enqueue(job) {
   const run = queue.then(job);
-  queue = run.catch(() => {});
+  queue = run.catch(() => {
+    // Every job reports its own failure (a request in its reply, a background job in a backend
+    // note); the queue only has to carry on with the next one.
+  });
   return run;
 }
 
-async function handle(msg) {
-  const handler = handlers[msg.type];
+/** Answer one request; queued requests first let the CPU catch up with a lost WebGPU session. */
+async function handle({ id, type, args }, queued) {
+  const handler = handlers[type];
   try {
-    if (!handler) throw new Error(`unknown request ${msg.type}`);
-    if (msg.type !== 'init' && !active) throw new Error('the model is not loaded');
-    const result = await handler(msg);
-    post({ id: msg.id, ok: true, result });
+    if (!handler) throw new Error(`unknown request ${type}`);
+    if (type !== 'init' && !backends.cpu) throw new Error('the model is not loaded');
+    if (queued) await catchUp();
+    send({ id, ok: true, result: await handler(args) });
   } catch (error) {
-    post({ id: msg.id, ok: false, error: errorText(error), trap: error instanceof WebAssembly.RuntimeError });
+    post({ id, ok: false, error: errorText(error), trap: error instanceof WebAssembly.RuntimeError });
   }
 }
 
+// Requests: { id, type, args }; the arguments stay apart from the envelope, so an argument
+// named like a field of it (a token's `id`) cannot replace it.
 self.onmessage = (event) => {
-  const msg = event.data;
+  const request = event.data;
+  const { gen } = request.args;
   // Test hooks stand for events from outside (a lost GPU): they do not wait in the queue.
-  if (msg.type.startsWith('test:')) {
-    handle(msg);
+  if (request.type.startsWith('test:')) {
+    handle(request, false);
     return;
   }
-  if (msg.gen != null) latestGeneration = Math.max(latestGeneration, msg.gen);
+  if (gen != null) latestGeneration = Math.max(latestGeneration, gen);
   enqueue(async () => {
-    if (msg.gen != null && msg.gen < latestGeneration) {
-      post({ id: msg.id, ok: true, result: { stale: true } });
+    if (gen != null && gen < latestGeneration) {
+      post({ id: request.id, ok: true, result: { stale: true } });
       return;
     }
-    await catchUp();
-    await handle(msg);
+    await handle(request, true);
   });
 };

@@ -1,6 +1,6 @@
 // In-browser benchmark: attnscope (CPU wasm, WebGPU wasm) against onnxruntime-web (wasm) on the
 // same model and sentences. Results go to window.__bench (read by benches/browser.mjs).
-import initCpu, { Visualizer as CpuVisualizer } from '/pkg/cpu/attnscope.js';
+import initCpu, { Session as CpuSession, modelFileNames } from '/pkg/cpu/attnscope.js';
 import * as ort from '/vendor/ort/ort.wasm.min.mjs';
 
 const params = new URLSearchParams(location.search);
@@ -10,7 +10,9 @@ const RUNS = Number(params.get('runs') || 20);
 const WARMUP = 3;
 const LENGTHS = (params.get('lengths') || '8,16,32,64').split(',').map(Number);
 const out = document.getElementById('out');
-const log = (line) => { out.textContent += `\n${line}`; };
+const log = (line) => {
+  out.textContent += `\n${line}`;
+};
 
 const WORDS = {
   'en-zh': [['i', 'love', 'eating', 'apples', 'and', 'my', 'father', 'likes', 'drinking', 'tea', 'every', 'day'], ' '],
@@ -32,10 +34,15 @@ function stats(samples) {
   return { median: s[Math.floor((s.length - 1) / 2)], p95: s[Math.round((s.length - 1) * 0.95)], runs: s.length };
 }
 
-async function time(fn) {
-  for (let i = 0; i < WARMUP; i++) await fn();
+/** Time `fn` (after `setup`, which is not timed) over RUNS runs after WARMUP. */
+async function time(fn, setup = async () => {}) {
+  for (let i = 0; i < WARMUP; i++) {
+    await setup();
+    await fn();
+  }
   const samples = [];
   for (let i = 0; i < RUNS; i++) {
+    await setup();
     const t = performance.now();
     await fn();
     samples.push(performance.now() - t);
@@ -43,48 +50,53 @@ async function time(fn) {
   return stats(samples);
 }
 
+/** The model's files, by the names the wasm module gives them (after initCpu). */
 async function loadFiles() {
-  const base = `/models/${MODEL}`;
-  return {
-    config: await bytes(`${base}/config.json`),
-    weights: await bytes(`${base}/model.safetensors`),
-    src: await bytes(`${base}/src_tokenizer.json`),
-    tgt: await bytes(`${base}/tgt_tokenizer.json`),
-  };
+  const files = {};
+  for (const [key, name] of Object.entries(modelFileNames())) files[key] = await bytes(`/models/${MODEL}/${name}`);
+  return files;
 }
 
-/** attnscope on one backend: encode, one cached step, full greedy decode. */
-async function attnscope(Visualizer, backend, files) {
-  const viz = await Visualizer.create(files.config.slice(), files.weights.slice(), files.src.slice(), files.tgt.slice(), backend);
+/**
+ * attnscope on one backend: encode (start), one cached decode step at the end of the sentence
+ * (step, after an untimed back), and the whole sentence (translate). Each call answers with the
+ * trace so far, as the page gets it.
+ */
+async function attnscope(Session, backend, files) {
+  const session = await Session.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, backend);
   const rows = [];
   for (const n of LENGTHS) {
     const text = sentence(n);
     const cold = performance.now();
-    await viz.start(text);
-    await viz.runToEnd();
+    const { trace } = await session.translate(text);
     const coldMs = performance.now() - cold;
-    const trace = viz.trace();
-    const encode = await time(() => viz.start(text));
-    await viz.runToEnd();
-    const step = await time(async () => {
-      viz.back();
-      await viz.step();
+    const encode = await time(() => session.start(text));
+    await session.runToEnd();
+    const step = await time(
+      () => session.step(),
+      () => session.back(),
+    );
+    const greedy = await time(() => session.translate(text));
+    rows.push({
+      n,
+      out: trace.steps.length,
+      tgtIds: Array.from(trace.tgtIds),
+      srcIds: Array.from(trace.srcIds),
+      coldMs,
+      encode,
+      step,
+      greedy,
     });
-    const greedy = await time(async () => {
-      await viz.start(text);
-      await viz.runToEnd();
-    });
-    rows.push({ n, out: trace.steps.length, tgtIds: Array.from(trace.tgtIds), srcIds: Array.from(trace.srcIds), coldMs, encode, step, greedy });
   }
-  viz.free();
+  session.free();
   return rows;
 }
 
 /** onnxruntime-web on the exported encoder/decoder (the decoder recomputes the prefix). */
-async function onnx(reference) {
+async function onnx(reference, files) {
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.wasmPaths = '/vendor/ort/';
-  const config = JSON.parse(new TextDecoder().decode(await bytes(`/models/${MODEL}/config.json`)));
+  const config = JSON.parse(new TextDecoder().decode(files.config));
   const enc = await ort.InferenceSession.create(await bytes(`/bench-out/${MODEL}/encoder.onnx`), { executionProviders: ['wasm'] });
   const dec = await ort.InferenceSession.create(await bytes(`/bench-out/${MODEL}/decoder.onnx`), { executionProviders: ['wasm'] });
   const ids = (a) => new ort.Tensor('int64', BigInt64Array.from(a.map(BigInt)), [1, a.length]);
@@ -128,15 +140,15 @@ async function onnx(reference) {
 
 async function main() {
   const results = { model: MODEL, userAgent: navigator.userAgent, engines: {} };
-  const files = await loadFiles();
   let t = performance.now();
   await initCpu({ module_or_path: await bytes('/pkg/cpu/attnscope_bg.wasm') });
   results.cpuModuleLoadMs = performance.now() - t;
-  results.engines.cpu = await attnscope(CpuVisualizer, 'cpu', files);
+  const files = await loadFiles();
+  results.engines.cpu = await attnscope(CpuSession, 'cpu', files);
   log(`cpu done`);
   if (ENGINES.includes('ort')) {
     t = performance.now();
-    results.engines.ort = await onnx(results.engines.cpu);
+    results.engines.ort = await onnx(results.engines.cpu, files);
     log(`onnxruntime-web ${ort.env.versions?.web || ''} done (${(performance.now() - t).toFixed(0)} ms)`);
   }
   if (ENGINES.includes('webgpu') && navigator.gpu) {
@@ -145,20 +157,27 @@ async function main() {
     await glue.default({ module_or_path: await bytes('/pkg/webgpu/attnscope_bg.wasm') });
     results.gpuModuleLoadMs = performance.now() - t;
     const adapter = await navigator.gpu.requestAdapter();
-    results.adapter = adapter ? { vendor: adapter.info?.vendor, architecture: adapter.info?.architecture, fallback: adapter.info?.isFallbackAdapter } : null;
-    results.engines.webgpu = await attnscope(glue.Visualizer, 'webgpu', files);
+    results.adapter = adapter
+      ? { vendor: adapter.info?.vendor, architecture: adapter.info?.architecture, fallback: adapter.info?.isFallbackAdapter }
+      : null;
+    results.engines.webgpu = await attnscope(glue.Session, 'webgpu', files);
     for (const [i, row] of results.engines.webgpu.entries()) {
       const cpu = results.engines.cpu[i];
       if (row.tgtIds.join() !== cpu.tgtIds.join()) throw new Error(`WebGPU tokens differ from CPU at n=${row.n}`);
     }
     log('webgpu done');
   }
-  for (const rows of Object.values(results.engines)) for (const r of rows) { delete r.tgtIds; delete r.srcIds; }
+  for (const rows of Object.values(results.engines)) {
+    for (const r of rows) {
+      delete r.tgtIds;
+      delete r.srcIds;
+    }
+  }
   window.__bench = results;
   log(JSON.stringify(results, null, 1));
 }
 
 main().catch((error) => {
-  window.__bench = { error: String(error && error.stack || error) };
+  window.__bench = { error: String(error?.stack || error) };
   log(`error: ${error}`);
 });

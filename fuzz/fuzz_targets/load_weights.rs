@@ -5,6 +5,7 @@
 
 use std::sync::OnceLock;
 
+use attnscope::positional::PositionalTable;
 use attnscope::weights::load_model;
 use attnscope::ModelConfig;
 use burn::tensor::Device;
@@ -23,5 +24,7 @@ fn config() -> &'static ModelConfig {
 }
 
 fuzz_target!(|weights: &[u8]| {
-    let _ = load_model(config(), weights, &Device::flex());
+    static POSITIONAL: OnceLock<PositionalTable> = OnceLock::new();
+    let positional = POSITIONAL.get_or_init(|| PositionalTable::new(config()));
+    let _ = load_model(config(), positional, weights, &Device::flex());
 });

@@ -42,6 +42,7 @@ const CANDIDATES: usize = 5;
 
 /// The sentence being decoded: device state and the trace so far.
 struct Decoding {
+    text: String,
     src: Tensor<2, Int>,
     encoded: EncoderOutput,
     cross: Vec<KeyValue>,
@@ -95,6 +96,16 @@ impl Session {
         Ok(())
     }
 
+    /// Put another set of weights for the same model in place (a training snapshot), keeping
+    /// the structure. A file that does not fit the config is rejected before anything changes.
+    /// The sentence being decoded is dropped (it was decoded with the old weights); its text is
+    /// returned so the caller can decode it again.
+    pub fn replace_weights(&mut self, bytes: &[u8]) -> Result<Option<String>> {
+        let loaded = &mut self.loaded;
+        crate::weights::replace_weights(&loaded.config, &mut loaded.model, bytes, &self.device)?;
+        Ok(self.state.take().map(|s| s.text))
+    }
+
     fn ids_tensor(&self, ids: &[u32], batch: usize) -> Tensor<2, Int> {
         let values: Vec<i64> = ids.iter().map(|&id| id as i64).collect();
         let len = values.len() / batch.max(1);
@@ -126,6 +137,7 @@ impl Session {
             start_token: (config.bos_id, self.target_text(config.bos_id)),
         });
         self.state = Some(Decoding {
+            text: text.to_string(),
             src,
             encoded,
             cross,
@@ -299,8 +311,12 @@ impl Session {
         self.truncate(0)
     }
 
-    /// Keep `index` steps and force `id` as the next one (a clicked candidate).
+    /// Keep `index` steps and force `id` as the next one (a clicked candidate). Nothing changes
+    /// when `id` or `index` cannot be used.
     pub async fn force(&mut self, index: usize, id: u32) -> Result<&Step> {
+        if id as usize >= self.loaded.config.tgt_vocab_size {
+            return Err(Error::UnknownToken(format!("id {id}")));
+        }
         self.truncate(index)?;
         self.step_with(Some(id)).await
     }

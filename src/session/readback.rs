@@ -22,9 +22,9 @@ pub(crate) async fn read_back(parts: Vec<Tensor<1>>) -> Result<Vec<Vec<f32>>> {
         out.push(
             values
                 .get(offset..offset + length)
-                .ok_or(Error::Invariant(
-                    "the device returned fewer values than asked",
-                ))?
+                .ok_or_else(|| {
+                    Error::Backend("the device returned fewer values than asked".into())
+                })?
                 .to_vec(),
         );
         offset += length;

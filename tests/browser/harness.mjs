@@ -1,7 +1,8 @@
 // Shared set-up for the browser tests: serve the page on 127.0.0.1, launch Debian's Chromium
 // (headless, WebGPU through SwiftShader), record CSP violations and any request off the origin.
-import { chromium } from 'playwright-core';
+
 import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
 import { makeServer } from '../../scripts/serve.mjs';
 
 export const ARTIFACTS = new URL('../../artifacts/', import.meta.url).pathname;
@@ -53,7 +54,9 @@ export async function openPage(origin, query = '') {
     window.__csp = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     window.__dialogs = 0;
-    window.alert = () => { window.__dialogs += 1; };
+    window.alert = () => {
+      window.__dialogs += 1;
+    };
   });
   page.on('dialog', (dialog) => dialog.dismiss());
   await page.goto(`${origin}/${query}`);
@@ -67,10 +70,14 @@ export async function waitReady(page, timeout = 60_000) {
 
 /** Wait until the page shows the result of the latest input (no keystroke still pending). */
 export async function waitSettled(page, timeout = 60_000) {
-  await page.waitForFunction(() => {
-    const s = window.__attnscope?.state;
-    return s && s.shownGeneration === s.generation && document.body.dataset.ready === 'true';
-  }, null, { timeout });
+  await page.waitForFunction(
+    () => {
+      const s = window.__attnscope?.state;
+      return s && s.shownGeneration === s.generation && document.body.dataset.ready === 'true';
+    },
+    null,
+    { timeout },
+  );
 }
 
 export async function waitOutput(page, predicate, timeout = 60_000) {
@@ -95,7 +102,7 @@ export async function setText(page, text) {
 export async function canvasColours(page, selector) {
   return page.evaluate((sel) => {
     const canvas = document.querySelector(sel);
-    if (!canvas || !canvas.width) return 0;
+    if (!canvas?.width) return 0;
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     const seen = new Set();
     for (let i = 0; i < data.length; i += 16) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
@@ -110,7 +117,7 @@ export async function waitBackend(page, backend, timeout = 90_000) {
 /** The worker's current trace, flattened for comparison. */
 export async function currentTrace(page) {
   return page.evaluate(async () => {
-    const result = await window.__attnscope.call('trace');
+    const result = await window.__attnscope.call('answer');
     const t = result.trace;
     const flat = (s) => Array.from(s.data);
     return {

@@ -1,8 +1,18 @@
 // The key flow of the page, as a person would use it, on the CPU and on WebGPU.
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import {
-  ARTIFACTS, startServer, openPage, waitReady, waitSettled, waitOutput, typeText, canvasColours, waitBackend, currentTrace,
+  ARTIFACTS,
+  canvasColours,
+  currentTrace,
+  openPage,
+  startServer,
+  typeText,
+  waitBackend,
+  waitOutput,
+  waitReady,
+  waitSettled,
 } from './harness.mjs';
 
 let server;
@@ -10,7 +20,7 @@ let origin;
 before(async () => ({ server, origin } = await startServer()));
 after(() => server.close());
 
-const isSeed = () => document.body.dataset.output.replace(/。$/, '') === '我爱吃苹果';
+const showsApples = () => document.body.dataset.output.replace(/。$/, '') === '我爱吃苹果';
 
 async function keyFlow(page, label) {
   await waitReady(page);
@@ -18,7 +28,7 @@ async function keyFlow(page, label) {
   // Type the sentence like a person.
   await typeText(page, 'I love eating apples.', 20);
   await waitSettled(page);
-  await waitOutput(page, isSeed);
+  await waitOutput(page, showsApples);
   assert.ok((await canvasColours(page, '#focus-heatmap canvas.matrix')) > 3, 'focused heatmap is blank');
   assert.ok((await page.locator('#model-view canvas').count()) >= 3 * 4, 'model view thumbnails missing');
   assert.ok((await canvasColours(page, '#model-view canvas')) > 3, 'thumbnail is blank');
@@ -36,7 +46,7 @@ async function keyFlow(page, label) {
   await page.click('#step-back');
   await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 2);
   await page.click('#step-end');
-  await waitOutput(page, isSeed);
+  await waitOutput(page, showsApples);
   // Hover a heatmap cell: the exact value and both tokens appear.
   const heatmap = page.locator('#focus-heatmap canvas.matrix');
   const box = await heatmap.boundingBox();
@@ -56,13 +66,13 @@ test('key flow on the CPU, model switching, then WebGPU agrees with the CPU', { 
     // Switch to date-iso and back.
     await page.selectOption('#model-select', 'date-iso');
     await waitOutput(page, () => document.body.dataset.output === '1958-08-29');
-    await page.locator('#pipeline').screenshot({ path: `${ARTIFACTS}screenshots/date-iso-pipeline.png` });
+    await page.locator('#stages').screenshot({ path: `${ARTIFACTS}screenshots/date-iso-stages.png` });
     await page.selectOption('#model-select', 'en-zh');
-    await waitOutput(page, isSeed);
+    await waitOutput(page, showsApples);
     // Switch the backend to WebGPU (SwiftShader here) and compare every attention number.
     await page.selectOption('#backend-select', 'webgpu');
     await waitBackend(page, 'webgpu');
-    await waitOutput(page, isSeed);
+    await waitOutput(page, showsApples);
     const gpuTrace = await currentTrace(page);
     assert.equal(gpuTrace.backend, 'webgpu');
     assert.deepEqual(gpuTrace.srcTokens, cpuTrace.srcTokens);
@@ -80,7 +90,10 @@ test('key flow on the CPU, model switching, then WebGPU agrees with the CPU', { 
     assert.deepEqual(offOrigin, [], 'requests left the origin');
     assert.deepEqual(cspViolations, [], 'CSP violations');
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
-    assert.deepEqual(consoleErrors.filter((e) => !/GPU|WebGPU|wgpu/i.test(e)), []);
+    assert.deepEqual(
+      consoleErrors.filter((e) => !/GPU|WebGPU|wgpu/i.test(e)),
+      [],
+    );
   } finally {
     await browser.close();
   }
@@ -90,11 +103,34 @@ test('auto: a software-only WebGPU adapter (SwiftShader) keeps the faster CPU ba
   const { browser, page } = await openPage(origin, '?backend=auto');
   try {
     await waitReady(page);
-    await waitOutput(page, isSeed);
+    await waitOutput(page, showsApples);
     await page.waitForFunction(() => /software fallback/.test(document.getElementById('message').textContent), null, { timeout: 30_000 });
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
     await typeText(page, 'My father likes drinking tea.');
     await waitOutput(page, () => document.body.dataset.output.startsWith('我爸爸'));
+  } finally {
+    await browser.close();
+  }
+});
+
+test('clicking a candidate forces it, and decoding continues from it', { timeout: 120_000 }, async () => {
+  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
+  try {
+    await waitReady(page);
+    await waitOutput(page, showsApples);
+    const candidate = page.locator('#stepper .step-row').first().locator('.candidate:not(.chosen)').first();
+    const token = (await candidate.textContent()).replace(/ [\d.]+%$/, '');
+    await candidate.click();
+    await page.waitForFunction(
+      (t) => document.body.dataset.ready === 'true' && document.querySelectorAll('#output-tokens .token')[1]?.textContent === t,
+      token,
+      { timeout: 30_000 },
+    );
+    const forced = page.locator('#output-tokens .token.forced');
+    assert.equal(await forced.count(), 1);
+    assert.equal(await forced.textContent(), token);
+    assert.match(await page.locator('#step-status').textContent(), /finished/);
+    assert.deepEqual(consoleErrors, []);
   } finally {
     await browser.close();
   }

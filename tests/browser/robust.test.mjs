@@ -1,11 +1,10 @@
 // Nothing a person types or loads breaks the page: each case gets a visible message or a
 // graceful degradation, the page stays alive, and nothing already shown is lost.
-import { test, before, after } from 'node:test';
+
 import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import {
-  ARTIFACTS, CHROMIUM_ARGS, startServer, openPage, waitReady, waitOutput, typeText, setText, waitBackend,
-} from './harness.mjs';
+import { ARTIFACTS, CHROMIUM_ARGS, openPage, setText, startServer, typeText, waitBackend, waitOutput, waitReady } from './harness.mjs';
 
 let server;
 let origin;
@@ -37,7 +36,13 @@ test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unkn
     assert.equal(await page.locator('#source-tokens .token').count(), 64);
     await page.locator('section.controls').screenshot({ path: `${ARTIFACTS}screenshots/truncation.png` });
     // Emoji (ZWJ family, flags), RTL, combining marks, control characters and NUL, unknown words.
-    for (const text of ['👩‍👩‍👧‍👦 🇫🇷 I love 🍎', 'مرحبا I love you', 'cafe\u0301 nai\u0308ve', 'a\u0000b\u0007c\u001b[31m tea', 'zxqv blorf wibble']) {
+    for (const text of [
+      '👩‍👩‍👧‍👦 🇫🇷 I love 🍎',
+      'مرحبا I love you',
+      'cafe\u0301 nai\u0308ve',
+      'a\u0000b\u0007c\u001b[31m tea',
+      'zxqv blorf wibble',
+    ]) {
       await setText(page, text);
       await page.waitForFunction(() => {
         const s = window.__attnscope.state;
@@ -72,7 +77,9 @@ test('1,000 keystrokes in a burst: no stale result, no crash, typing never block
     await waitReady(page);
     await page.evaluate(() => {
       window.__longTasks = [];
-      new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__longTasks.push(e.duration))).observe({ type: 'longtask', buffered: false });
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+      }).observe({ type: 'longtask', buffered: false });
     });
     const words = ['I', 'love', 'eating', 'apples', 'tea', 'my', 'father', 'likes', 'drinking', 'the', 'weather', 'is', 'nice'];
     let text = '';
@@ -81,10 +88,14 @@ test('1,000 keystrokes in a burst: no stale result, no crash, typing never block
     await typeText(page, '');
     await page.locator('#source-input').pressSequentially(text, { delay: 0 });
     // Wait until typing has settled and the shown result is for the final text.
-    await page.waitForFunction(() => {
-      const s = window.__attnscope.state;
-      return s.shownGeneration === s.generation && document.body.dataset.ready === 'true';
-    }, null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => {
+        const s = window.__attnscope.state;
+        return s.shownGeneration === s.generation && document.body.dataset.ready === 'true';
+      },
+      null,
+      { timeout: 60_000 },
+    );
     const shown = await output(page);
     const fresh = await page.evaluate(async (t) => (await window.__attnscope.call('translate', { gen: 1e9, text: t })).trace.output, text);
     assert.equal(shown, fresh, 'the page shows a result for an older text');
@@ -111,7 +122,9 @@ test('a corrupt or missing model file gives a readable message and the page stay
       await page.goto(`${origin}/?backend=cpu`);
       await waitReady(page);
       await page.selectOption('#model-select', 'date-iso');
-      await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('message').textContent), pattern.source, { timeout: 30_000 });
+      await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('message').textContent), pattern.source, {
+        timeout: 30_000,
+      });
       const text = await message(page);
       assert.match(text, /Could not load the model “date-iso”/);
       // Nothing already shown is lost: the en-zh result stays, and the page still works.
@@ -127,12 +140,17 @@ test('a corrupt or missing model file gives a readable message and the page stay
 
 test('no WebGPU adapter, a rejected adapter request: the CPU carries on and the page says so', { timeout: 180_000 }, async () => {
   // Chromium without WebGPU.
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu').concat('--disable-features=WebGPU') });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu').concat('--disable-features=WebGPU'),
+  });
   try {
     const page = await browser.newPage();
     await page.goto(`${origin}/?backend=webgpu`);
     await waitReady(page);
-    await page.waitForFunction(() => /WebGPU is not available/.test(document.getElementById('message').textContent), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /WebGPU is not available/.test(document.getElementById('message').textContent), null, {
+      timeout: 60_000,
+    });
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
     assert.equal((await output(page)).replace(/。$/, ''), '我爱吃苹果');
   } finally {
@@ -144,7 +162,9 @@ test('no WebGPU adapter, a rejected adapter request: the CPU carries on and the 
     await waitReady(page);
     await page.evaluate(() => window.__attnscope.call('test:rejectAdapter'));
     await page.selectOption('#backend-select', 'webgpu');
-    await page.waitForFunction(() => /WebGPU is not available/.test(document.getElementById('message').textContent), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /WebGPU is not available/.test(document.getElementById('message').textContent), null, {
+      timeout: 60_000,
+    });
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
     await typeText(page, 'I love eating apples.');
     await waitOutput(page, () => document.body.dataset.output.replace(/。$/, '') === '我爱吃苹果');
@@ -163,7 +183,9 @@ test('the WebGPU device is lost mid-session: CPU within 2 s, same sentence, a me
     const shown = await output(page);
     const { destroyedAt } = await page.evaluate(() => window.__attnscope.call('test:loseDevice'));
     await waitBackend(page, 'cpu', 10_000);
-    await page.waitForFunction(() => /WebGPU stopped working/.test(document.getElementById('message').textContent), null, { timeout: 10_000 });
+    await page.waitForFunction(() => /WebGPU stopped working/.test(document.getElementById('message').textContent), null, {
+      timeout: 10_000,
+    });
     const switchMs = Date.now() - destroyedAt;
     console.log(`# device lost → CPU in ${switchMs} ms`);
     assert.ok(switchMs <= 2000, `switching took ${switchMs} ms`);
@@ -213,9 +235,13 @@ test('1,000 inferences of varying length leave wasm memory flat; switching relea
     assert.equal(result[1000], result[50], 'wasm memory grew between inference 50 and 1000');
     // Switch models quickly (each switch supersedes the last), then once more slowly.
     for (const name of ['date-iso', 'en-zh', 'date-iso', 'en-zh', 'date-iso']) await page.selectOption('#model-select', name);
-    await page.waitForFunction(() => document.body.dataset.model === 'date-iso' && document.body.dataset.output === '1958-08-29', null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.body.dataset.model === 'date-iso' && document.body.dataset.output === '1958-08-29', null, {
+      timeout: 60_000,
+    });
     await page.selectOption('#model-select', 'en-zh');
-    await page.waitForFunction(() => document.body.dataset.model === 'en-zh' && document.body.dataset.ready === 'true', null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.body.dataset.model === 'en-zh' && document.body.dataset.ready === 'true', null, {
+      timeout: 60_000,
+    });
     await page.waitForTimeout(500);
     assert.equal(page.workers().length, 1, 'old workers are still alive after switching models');
   } finally {

@@ -16,6 +16,15 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Run the `attnscope` binary (pass `env!("CARGO_BIN_EXE_attnscope")`) in the repository.
+pub fn attnscope(binary: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(binary)
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap()
+}
+
 pub fn shipped(name: &str) -> ModelFolder {
     ModelFolder::read(&repo().join("models").join(name)).expect("shipped model folder")
 }

@@ -1,12 +1,19 @@
 // BertViz-style head view: query tokens on the left, key tokens on the right, a line for every
 // pair with opacity = attention weight. One head, or every head of the layer in its own colour.
-import { sizeCanvas } from '../canvas.js';
+
 import { axes, matrixOffset, stackFor } from '../attention.js';
 import { hover, onHover } from '../bus.js';
+import { sizeCanvas } from '../canvas.js';
 
 const HEAD_COLOURS = [
-  [255, 176, 0], [127, 195, 255], [255, 107, 107], [120, 220, 140],
-  [200, 140, 255], [255, 150, 210], [90, 220, 220], [230, 230, 120],
+  [255, 176, 0],
+  [127, 195, 255],
+  [255, 107, 107],
+  [120, 220, 140],
+  [200, 140, 255],
+  [255, 150, 210],
+  [90, 220, 220],
+  [230, 230, 120],
 ];
 
 export function createHeadView(container, getMode) {
@@ -20,7 +27,7 @@ export function createHeadView(container, getMode) {
     const { trace, selection } = state;
     const stack = stackFor(trace, selection.kind);
     const ctx = canvas.getContext('2d');
-    if (!stack || !stack.queries) {
+    if (!stack?.queries) {
       sizeCanvas(canvas, 300, 30);
       ctx.clearRect(0, 0, canvas.width, canvas.height);
       return;
@@ -64,7 +71,9 @@ export function createHeadView(container, getMode) {
     });
     ctx.textAlign = 'left';
     ctx.fillStyle = '#e6e8ee';
-    ax.colLabels.forEach((t, j) => ctx.fillText(t, rightX, y(j)));
+    ax.colLabels.forEach((t, j) => {
+      ctx.fillText(t, rightX, y(j));
+    });
     ctx.fillStyle = '#9aa3b2';
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'center';
@@ -82,21 +91,23 @@ export function createHeadView(container, getMode) {
       focusRow = row;
       draw();
       const ax = axes(state.trace, state.selection.kind);
-      hover(row == null ? null : { side: ax.rowSide, index: ax.rowIndex(row), from: 'headview' });
+      hover(row == null ? null : [{ side: ax.rowSide, index: ax.rowIndex(row) }], 'headview');
     }
   });
   canvas.addEventListener('mouseleave', () => {
     focusRow = null;
     draw();
-    hover(null);
+    hover(null, 'headview');
   });
+  // The query row of the first hovered token that has one (a heatmap cell names its query first).
   onHover((detail) => {
-    if (!state || (detail && detail.from === 'headview')) return;
+    if (!state || detail?.from === 'headview') return;
     const ax = axes(state.trace, state.selection.kind);
-    const stack = stackFor(state.trace, state.selection.kind);
+    const queries = stackFor(state.trace, state.selection.kind)?.queries ?? 0;
+    const rows = [...Array(queries).keys()];
     let row = null;
-    if (detail && detail.side === ax.rowSide && stack) {
-      for (let i = 0; i < stack.queries; i++) if (ax.rowIndex(i) === detail.index) row = i;
+    for (const item of detail?.items ?? []) {
+      if (row == null && item.side === ax.rowSide) row = rows.find((i) => ax.rowIndex(i) === item.index) ?? null;
     }
     if (row !== focusRow) {
       focusRow = row;

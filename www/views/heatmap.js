@@ -1,14 +1,21 @@
 // A labelled heatmap: tokens on both axes, a colour legend, hover → exact value and tokens,
-// linked highlighting of the hovered token's row and column.
-import { drawMatrix, legend, sizeCanvas, formatValue } from '../canvas.js';
-import { hover, onHover } from '../bus.js';
-import { showTooltip, hideTooltip } from '../tooltip.js';
+// linked highlighting of the hovered tokens' rows and columns.
+import { hover, hoveredOn, onHover } from '../bus.js';
+import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
+import { hideTooltip, showTooltip } from '../tooltip.js';
+
+const same = (i) => i;
+const NOTHING_LIT = { rows: [], cols: [] };
 
 /**
- * options: { rowSide, colSide ('src' | 'tgt' | null), rowIndex(i) → token index on its side,
- *            colIndex(j), onHoverValue(text) }
+ * `createHeatmap(container, { onHoverValue(text) })`, then `render(spec)` with
+ *   spec = { rows, cols, values, offset, mask, map, min, max, cell, legendLabel, corner,
+ *            rowLabels, colLabels,
+ *            rowSide, colSide: 'src' | 'tgt', or absent when that axis is not tokens,
+ *            rowIndex(i), colIndex(j): matrix index → token index on that side (identity if absent) }.
+ * The index mapping travels with every spec because it changes with the kind and the trace.
  */
-export function createHeatmap(container, options = {}) {
+export function createHeatmap(container, { onHoverValue } = {}) {
   const root = document.createElement('div');
   root.className = 'heatmap';
   const corner = document.createElement('div');
@@ -25,10 +32,28 @@ export function createHeatmap(container, options = {}) {
   const legendSlot = document.createElement('div');
   container.replaceChildren(root, legendSlot);
 
+  const self = Symbol('heatmap'); // this heatmap on the hover bus
   let spec = null;
-  let lit = { row: null, col: null };
-  const rowIndex = options.rowIndex || ((i) => i);
-  const colIndex = options.colIndex || ((j) => j);
+  let lit = NOTHING_LIT;
+  let hoveredCell = null;
+
+  /** The token that row or column `i` stands for, or null when that axis is not tokens. */
+  function tokenAt(axis, i) {
+    const side = axis === 'row' ? spec.rowSide : spec.colSide;
+    const index = (axis === 'row' ? spec.rowIndex : spec.colIndex) || same;
+    return side ? { side, index: index(i) } : null;
+  }
+
+  /** Every row and column that stands for a token the hover is about. */
+  function litFor(detail) {
+    if (!detail || !spec) return NOTHING_LIT;
+    const matching = (count, side, index = same) => {
+      if (!side) return [];
+      const wanted = hoveredOn(detail, side);
+      return [...Array(count).keys()].filter((i) => wanted.has(index(i)));
+    };
+    return { rows: matching(spec.rows, spec.rowSide, spec.rowIndex), cols: matching(spec.cols, spec.colSide, spec.colIndex) };
+  }
 
   function labels(target, tokens, size, vertical) {
     target.replaceChildren(
@@ -47,12 +72,17 @@ export function createHeatmap(container, options = {}) {
   function redraw() {
     if (!spec) return;
     drawMatrix(canvas, { ...spec, highlight: lit });
-    [...rowLabels.children].forEach((el, i) => el.classList.toggle('lit', i === lit.row));
-    [...colLabels.children].forEach((el, j) => el.classList.toggle('lit', j === lit.col));
+    [...rowLabels.children].forEach((el, i) => {
+      el.classList.toggle('lit', lit.rows.includes(i));
+    });
+    [...colLabels.children].forEach((el, j) => {
+      el.classList.toggle('lit', lit.cols.includes(j));
+    });
   }
 
   function render(next) {
     spec = next;
+    hoveredCell = null;
     const { rows, cols } = spec;
     const cell = spec.cell || Math.max(8, Math.min(40, Math.floor(480 / Math.max(rows, cols, 1))));
     sizeCanvas(canvas, cols * cell, rows * cell);
@@ -72,36 +102,55 @@ export function createHeatmap(container, options = {}) {
     return { r, c };
   }
 
+  function clear() {
+    hoveredCell = null;
+    lit = NOTHING_LIT;
+    redraw();
+    hover(null, self);
+  }
+
+  // A cell is about two tokens: its query (row) and its key (column).
   canvas.addEventListener('mousemove', (event) => {
     const at = cellAt(event);
     if (!at) return;
     const i = at.r * spec.cols + at.c;
-    const masked = spec.mask && spec.mask[i];
+    const masked = spec.mask?.[i];
     const value = spec.values[(spec.offset || 0) + i];
     const text = `${spec.rowLabels?.[at.r] ?? at.r} → ${spec.colLabels?.[at.c] ?? at.c}: ${masked ? 'masked (−∞ before softmax)' : formatValue(value)}`;
     showTooltip(event, text);
-    options.onHoverValue?.(text);
-    canvas.dataset.hoverValue = masked ? '' : String(value);
-    lit = { row: at.r, col: at.c };
+    onHoverValue?.(text);
+    if (hoveredCell === i) return;
+    hoveredCell = i;
+    lit = { rows: [at.r], cols: [at.c] };
     redraw();
-    if (options.rowSide) hover({ side: options.rowSide, index: rowIndex(at.r), from: 'heatmap' });
+    hover([tokenAt('row', at.r), tokenAt('col', at.c)].filter(Boolean), self);
   });
   canvas.addEventListener('mouseleave', () => {
     hideTooltip();
-    lit = { row: null, col: null };
-    redraw();
-    hover(null);
+    clear();
   });
 
+  // A label is about its token, which this heatmap lights wherever it appears, as the others do.
+  for (const [axis, target] of [
+    ['row', rowLabels],
+    ['col', colLabels],
+  ]) {
+    target.addEventListener('mouseover', (event) => {
+      const span = event.target.closest?.('span');
+      if (!spec || !span || span.parentElement !== target) return;
+      const i = [...target.children].indexOf(span);
+      const token = tokenAt(axis, i);
+      const items = token ? [token] : [];
+      lit = token ? litFor({ items }) : { rows: axis === 'row' ? [i] : [], cols: axis === 'col' ? [i] : [] };
+      redraw();
+      hover(items, self);
+    });
+    target.addEventListener('mouseleave', clear);
+  }
+
   onHover((detail) => {
-    if (!spec || (detail && detail.from === 'heatmap')) return;
-    if (!detail) {
-      lit = { row: null, col: null };
-    } else {
-      const findRow = options.rowSide === detail.side ? [...Array(spec.rows).keys()].find((i) => rowIndex(i) === detail.index) : null;
-      const findCol = options.colSide === detail.side ? [...Array(spec.cols).keys()].find((j) => colIndex(j) === detail.index) : null;
-      lit = { row: findRow ?? null, col: findCol ?? null };
-    }
+    if (!spec || detail?.from === self) return;
+    lit = litFor(detail);
     redraw();
   });
 

@@ -1,5 +1,6 @@
 // The two masks: the causal mask of the current output, and a padded batch of two sentences
-// whose <pad> columns receive exactly zero attention.
+// whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
+import { axes } from '../attention.js';
 import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {
@@ -12,49 +13,64 @@ export function createMasks(container) {
   const batchTokens = document.createElement('div');
   const batchSlot = document.createElement('div');
   container.replaceChildren(causalTitle, causalSlot, batchTitle, batchTokens, batchSlot);
-  const causal = createHeatmap(causalSlot, { rowSide: 'tgt', colSide: 'tgt' });
-  const batchMap = createHeatmap(batchSlot, {});
+  const causal = createHeatmap(causalSlot);
+  const batchMap = createHeatmap(batchSlot);
 
-  function render(trace, batch) {
-    const rows = trace ? trace.decoderSelfAttention.queries : 0;
-    const labels = trace ? trace.tgtTokens.slice(0, rows) : [];
-    const values = new Float32Array(rows * rows);
-    const mask = new Uint8Array(rows * rows);
-    for (let i = 0; i < rows; i++) for (let j = 0; j < rows; j++) {
-      values[i * rows + j] = j <= i ? 1 : 0;
-      mask[i * rows + j] = j > i ? 1 : 0;
-    }
-    causal.render({ rows, cols: rows, values, mask, rowLabels: labels, colLabels: labels, min: 0, max: 1, cell: 22, legendLabel: 'allowed' });
-    if (!batch) return;
+  /** The trace's causal mask over the decoder's input tokens. */
+  function renderCausal(trace) {
+    const mask = trace?.causalMask ?? { rows: 0, cols: 0, hidden: new Uint8Array(0) };
+    const { rowLabels, colLabels, rowSide, colSide } = trace ? axes(trace, 'decoderSelf') : {};
+    causal.render({
+      rows: mask.rows,
+      cols: mask.cols,
+      values: Float32Array.from(mask.hidden, (hidden) => 1 - hidden),
+      mask: mask.hidden,
+      rowLabels,
+      colLabels,
+      rowSide,
+      colSide,
+      min: 0,
+      max: 1,
+      cell: 22,
+      legendLabel: 'allowed',
+    });
+  }
+
+  /** A padded batch (wire.paddedBatch): its tokens and the shorter sentence's encoder attention. */
+  function renderBatch(batch) {
     batchTitle.textContent = 'Padding mask: two sentences in one batch, the shorter padded with <pad>';
     const lines = batch.tokens.map((tokens, b) => {
       const line = document.createElement('div');
       line.className = 'tokens';
       tokens.forEach((t, i) => {
         const chip = document.createElement('span');
-        chip.className = 'token' + (batch.paddingMask[b][i] ? ' special' : '');
+        chip.className = batch.paddingMask[b].hidden[i] ? 'token special' : 'token';
         chip.textContent = t;
         line.append(chip);
       });
       return line;
     });
     batchTokens.replaceChildren(...lines);
-    // The shorter sentence's layer-0, head-0 encoder attention: pad columns are exactly 0.
-    const shortest = batch.paddingMask.reduce((best, m, b) => (m.filter(Boolean).length > batch.paddingMask[best].filter(Boolean).length ? b : best), 0);
+    // The sentence with the most padding: layer 0, head 0 of its encoder attention, whose pad
+    // columns are exactly 0.
+    const padding = batch.paddingMask.map((m) => m.hidden.reduce((a, b) => a + b, 0));
+    const shortest = padding.indexOf(Math.max(...padding));
     const stack = batch.encoderSelfAttention[shortest];
+    const tokens = batch.tokens[shortest];
     const n = stack.queries;
+    const words = tokens.filter((_, i) => !batch.paddingMask[shortest].hidden[i]).join(' ');
     batchMap.render({
       rows: n,
       cols: n,
       values: stack.data,
       offset: 0,
-      rowLabels: batch.tokens[shortest],
-      colLabels: batch.tokens[shortest],
+      rowLabels: tokens,
+      colLabels: tokens,
       min: 0,
       max: 1,
       cell: Math.max(10, Math.min(22, Math.floor(360 / n))),
-      legendLabel: `encoder self-attention, layer 0, head 0 of “${batch.tokens[shortest].filter((_, i) => !batch.paddingMask[shortest][i]).join(' ')}”; <pad> columns get 0`,
+      legendLabel: `encoder self-attention, layer 0, head 0 of “${words}”; <pad> columns get 0`,
     });
   }
-  return { render };
+  return { renderCausal, renderBatch };
 }

@@ -1,6 +1,7 @@
 // Every layer × head of every kind as thumbnails; click one to focus it.
+
+import { KIND_TITLES, KINDS, maskFor, matrixOffset, stackFor } from '../attention.js';
 import { drawMatrix, sizeCanvas } from '../canvas.js';
-import { KINDS, KIND_TITLES, maskFor, matrixOffset, stackFor } from '../attention.js';
 
 export function createModelView(container, onSelect) {
   const canvases = new Map(); // "kind/layer/head" → its thumbnail canvas
@@ -19,7 +20,7 @@ export function createModelView(container, onSelect) {
     const group = document.createElement('div');
     group.className = 'thumbs';
     wrap.append(title, group);
-    if (!stack || !stack.queries) {
+    if (!stack?.queries) {
       const none = document.createElement('span');
       none.className = 'muted';
       none.textContent = 'nothing decoded yet';
@@ -35,7 +36,7 @@ export function createModelView(container, onSelect) {
       group.append(label);
     }
     const size = 64;
-    const mask = maskFor(kind, stack.queries, stack.keys); // the same for every head
+    const mask = maskFor(trace, kind); // the same for every head
     for (let l = 0; l < stack.layers; l++) {
       const label = document.createElement('span');
       label.className = 'axis-label';
@@ -50,8 +51,8 @@ export function createModelView(container, onSelect) {
         button.dataset.layer = l;
         button.dataset.head = h;
         if (selection.kind === kind && selection.layer === l && selection.head === h) button.classList.add('selected');
-        // Canvases are reused from the last redraw (creating 36 canvases per keystroke was
-        // most of this view's time).
+        // Canvases are reused from the last redraw: creating every thumbnail's canvas anew on
+        // each keystroke would be most of this view's time.
         const key = `${kind}/${l}/${h}`;
         let canvas = canvases.get(key);
         if (!canvas) {

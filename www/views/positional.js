@@ -30,7 +30,10 @@ function plot(canvas, series, { width = 360, height = 200, yMin, yMax, xLabel, y
     ctx.strokeStyle = COLOURS[k % COLOURS.length];
     ctx.lineWidth = 1.5;
     ctx.beginPath();
-    s.values.forEach((v, i) => (i ? ctx.lineTo(x(i), y(v)) : ctx.moveTo(x(i), y(v))));
+    s.values.forEach((v, i) => {
+      if (i) ctx.lineTo(x(i), y(v));
+      else ctx.moveTo(x(i), y(v));
+    });
     ctx.stroke();
   });
 }
@@ -52,8 +55,13 @@ export function createPositional(container) {
     if (!pe) return;
     const { rows, cols, table } = pe;
     const dims = [0, 1, 4, 5, Math.floor(cols / 4) * 2, cols - 2].filter((d, i, a) => d < cols && a.indexOf(d) === i);
+    // Each sin/cos pair turns by a fixed angle per position: read it off position 1 of the table.
+    const wavelength = (d) => {
+      const even = d - (d % 2);
+      return (2 * Math.PI) / Math.atan2(table[cols + even], table[cols + even + 1]);
+    };
     const curves = dims.map((d) => ({
-      label: `dim ${d} (${d % 2 ? 'cos' : 'sin'}, wavelength ${(2 * Math.PI * 10000 ** ((d - (d % 2)) / cols)).toFixed(1)})`,
+      label: `dim ${d} (${d % 2 ? 'cos' : 'sin'}, wavelength ${wavelength(d).toFixed(1)})`,
       values: Array.from({ length: rows }, (_, p) => table[p * cols + d]),
     }));
     const curveCanvas = document.createElement('canvas');
@@ -63,7 +71,13 @@ export function createPositional(container) {
     drawMatrix(heat, { rows, cols, values: table, map: 'rdbu', min: -1, max: 1 });
     const dots = pe.dotProducts.map((values, k) => ({ label: `t = ${pe.starts[k]}`, values }));
     const dotCanvas = document.createElement('canvas');
-    plot(dotCanvas, dots, { yMin: Math.min(...dots.flatMap((d) => d.values)), yMax: cols / 2, xLabel: 'offset Δ', yLabel: 'PE(t)·PE(t+Δ)' });
+    const products = dots.flatMap((d) => d.values);
+    plot(dotCanvas, dots, {
+      yMin: Math.min(...products),
+      yMax: Math.max(...products),
+      xLabel: 'offset Δ',
+      yLabel: 'PE(t)·PE(t+Δ)',
+    });
     const figure = (title, ...nodes) => {
       const f = document.createElement('figure');
       const c = document.createElement('figcaption');

@@ -1,6 +1,6 @@
 // The decoding stepper: each produced token with the cross-attention row that produced it
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
-import { matrixOffset } from '../attention.js';
+import { matrixOffset, producedBy } from '../attention.js';
 import { hover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
@@ -29,8 +29,8 @@ function barLayout(words) {
   };
 }
 
-// A row's bars and words on one canvas: a long sentence is thousands of bars, which as DOM
-// elements took ~100 ms to build and lay out on every redraw.
+// A row's bars and words on one canvas: a long sentence is thousands of bars, too many DOM
+// elements to build and lay out on every redraw.
 function drawBars(words, values, base, layout) {
   const canvas = document.createElement('canvas');
   canvas.className = 'bars';
@@ -67,7 +67,7 @@ export function createStepper(container, onForce) {
   function render(trace, selection) {
     const list = document.createElement('div');
     list.className = 'step-list';
-    if (!trace || !trace.steps.length) {
+    if (!trace?.steps.length) {
       const none = document.createElement('p');
       none.className = 'muted';
       none.textContent = 'Only the start token <s> so far. Press “Step ▶”.';
@@ -98,7 +98,8 @@ export function createStepper(container, onForce) {
       },
       { root: list, rootMargin: '200px 0px' },
     );
-    // One set of listeners for every row's bars: which source word is under the pointer.
+    // One set of listeners for every row's bars: which source word is under the pointer. A bar is
+    // a cross-attention cell: the token step i produced looking at word j.
     list.addEventListener('mousemove', (event) => {
       const canvas = event.target.closest?.('canvas.bars');
       if (!canvas) return;
@@ -110,16 +111,22 @@ export function createStepper(container, onForce) {
       }
       const weight = cross.data[rowOffset(i) + j];
       showTooltip(event, `${trace.steps[i].token} looked at “${trace.srcTokens[j]}”: ${weight.toFixed(4)}`);
-      if (list.dataset.hoverSrc !== String(j)) {
-        list.dataset.hoverSrc = String(j);
-        hover({ side: 'src', index: j, from: 'stepper' });
+      if (list.dataset.hoverCell !== `${i}/${j}`) {
+        list.dataset.hoverCell = `${i}/${j}`;
+        hover(
+          [
+            { side: 'tgt', index: producedBy(i) },
+            { side: 'src', index: j },
+          ],
+          'stepper',
+        );
       }
     });
     list.addEventListener('mouseout', (event) => {
       if (!event.target.closest?.('canvas.bars')) return;
-      delete list.dataset.hoverSrc;
+      delete list.dataset.hoverCell;
       hideTooltip();
-      hover(null);
+      hover(null, 'stepper');
     });
     trace.steps.forEach((step, i) => {
       const row = document.createElement('div');
@@ -132,8 +139,8 @@ export function createStepper(container, onForce) {
         token.classList.add('forced');
         token.title = 'forced by you';
       }
-      token.addEventListener('mouseenter', () => hover({ side: 'tgt', index: i + 1, from: 'stepper' }));
-      token.addEventListener('mouseleave', () => hover(null));
+      token.addEventListener('mouseenter', () => hover([{ side: 'tgt', index: producedBy(i) }], 'stepper'));
+      token.addEventListener('mouseleave', () => hover(null, 'stepper'));
       // The bars are drawn when the row scrolls into view (a long decode has up to max_len rows).
       const placeholder = document.createElement('div');
       placeholder.style.width = `${layout.width}px`;

@@ -1,5 +1,6 @@
 // The source tokens and the output so far, as chips linked to every other view by hover.
-import { hover, onHover } from '../bus.js';
+import { producedBy } from '../attention.js';
+import { hover, hoveredOn, onHover } from '../bus.js';
 
 export function createTokens(sourceEl, outputEl) {
   let sourceChips = [];
@@ -9,8 +10,8 @@ export function createTokens(sourceEl, outputEl) {
     const el = document.createElement('span');
     el.className = ['token', ...classes].join(' ');
     el.textContent = text;
-    el.addEventListener('mouseenter', () => hover({ side, index, from: 'tokens' }));
-    el.addEventListener('mouseleave', () => hover(null));
+    el.addEventListener('mouseenter', () => hover([{ side, index }], 'tokens'));
+    el.addEventListener('mouseleave', () => hover(null, 'tokens'));
     return el;
   }
 
@@ -30,20 +31,27 @@ export function createTokens(sourceEl, outputEl) {
       return el;
     });
     sourceEl.replaceChildren(...sourceChips);
+    const forced = new Set(trace.steps.flatMap((step, k) => (step.forced ? [producedBy(k)] : [])));
     outputChips = trace.tgtTokens.map((t, i) => {
       const classes = [];
       if (i === 0 || t === '</s>') classes.push('special');
-      if (i > 0 && trace.steps[i - 1]?.forced) classes.push('forced');
+      if (forced.has(i)) classes.push('forced');
       const el = chip(t, 'tgt', i, classes);
-      if (i > 0 && trace.steps[i - 1]?.forced) el.title = 'forced by you';
+      if (forced.has(i)) el.title = 'forced by you';
       return el;
     });
     outputEl.replaceChildren(...outputChips);
   }
 
   onHover((detail) => {
-    sourceChips.forEach((el, i) => el.classList.toggle('lit', !!detail && detail.side === 'src' && detail.index === i));
-    outputChips.forEach((el, i) => el.classList.toggle('lit', !!detail && detail.side === 'tgt' && detail.index === i));
+    const src = hoveredOn(detail, 'src');
+    const tgt = hoveredOn(detail, 'tgt');
+    sourceChips.forEach((el, i) => {
+      el.classList.toggle('lit', src.has(i));
+    });
+    outputChips.forEach((el, i) => {
+      el.classList.toggle('lit', tgt.has(i));
+    });
   });
 
   return { render };

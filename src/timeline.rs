@@ -1,0 +1,87 @@
+//! Watch it learn: the snapshots a training run keeps of its weights at log-spaced steps
+//! (0, 1, 2, 4, …, and the end), each with its training loss and a small held-out figure.
+//!
+//! A model folder with a timeline holds `timeline.json` (this module's [`Timeline`]) and one F16
+//! safetensors file per snapshot under `timeline/`; the last snapshot is the shipped
+//! `model.safetensors` itself. Every snapshot loads through the same validated loader.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The timeline's file in a model folder.
+pub const TIMELINE_FILE: &str = "timeline.json";
+
+/// The file of the snapshot taken before `step` (relative to the model folder).
+pub fn snapshot_file(step: usize) -> String {
+    format!("timeline/step-{step:06}.safetensors")
+}
+
+/// A model's training history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Timeline {
+    /// Model name.
+    pub model: String,
+    /// What `heldout` measures, e.g. "exact match".
+    pub heldout_metric: String,
+    /// How many held-out pairs it was measured on (a fixed subset).
+    pub heldout_pairs: usize,
+    /// The snapshots, by step.
+    pub snapshots: Vec<Snapshot>,
+}
+
+/// One snapshot of the weights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// Optimizer steps taken before these weights (0 = the initialisation).
+    pub step: usize,
+    /// Its weights file, relative to the model folder.
+    pub file: String,
+    /// The training loss logged at `loss_step` (the last step for the final weights).
+    pub loss: f32,
+    /// The line of `train_log.tsv` that `loss` comes from.
+    pub loss_step: usize,
+    /// The held-out figure of these weights, in [0, 1].
+    pub heldout: f64,
+}
+
+impl Timeline {
+    /// Parse `timeline.json`.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let timeline: Self =
+            serde_json::from_str(text).map_err(|e| Error::Timeline(e.to_string()))?;
+        if timeline.snapshots.is_empty() {
+            return Err(Error::Timeline("it lists no snapshot".into()));
+        }
+        // Snapshot files live inside the model folder: no absolute paths, no `..`.
+        for snapshot in &timeline.snapshots {
+            let inside = std::path::Path::new(&snapshot.file)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !inside || snapshot.file.is_empty() {
+                return Err(Error::Timeline(format!(
+                    "snapshot file {:?} is not a path inside the model folder",
+                    snapshot.file
+                )));
+            }
+        }
+        Ok(timeline)
+    }
+
+    /// The snapshot taken at `step`.
+    pub fn at(&self, step: usize) -> Result<&Snapshot> {
+        self.snapshots
+            .iter()
+            .find(|s| s.step == step)
+            .ok_or_else(|| {
+                let steps: Vec<String> =
+                    self.snapshots.iter().map(|s| s.step.to_string()).collect();
+                Error::Timeline(format!(
+                    "no snapshot at step {step}; there are {}",
+                    steps.join(", ")
+                ))
+            })
+    }
+}

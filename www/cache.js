@@ -1,0 +1,65 @@
+// Downloads with progress, kept in the Cache API under each file's content hash: a changed file
+// is fetched again, an unchanged one never. Used by the worker for model files and wasm modules.
+
+const MODEL_CACHE = 'attnscope-models-v1';
+const WASM_CACHE = 'attnscope-wasm-v1';
+
+/** `onProgress({ label, loaded, total })` after every chunk; total is 0 when the size is unknown. */
+export async function fetchWithProgress(url, label, onProgress) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`cannot load ${url}: HTTP ${response.status}`);
+  const total = Number(response.headers.get('Content-Length')) || 0;
+  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const reader = response.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.length;
+    onProgress({ label, loaded, total });
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
+/** A file through the Cache API, keyed by its content hash `version`. */
+export async function cachedFile(url, version, label, onProgress, cacheName = MODEL_CACHE) {
+  const key = `${url}?v=${version}`;
+  let cache = null;
+  try {
+    cache = await caches.open(cacheName);
+    const hit = await cache.match(key);
+    if (hit) {
+      onProgress({ label: `${label} (cached)`, loaded: 1, total: 1 });
+      return new Uint8Array(await hit.arrayBuffer());
+    }
+  } catch {
+    cache = null; // no Cache API (e.g. an insecure origin): just fetch
+  }
+  const bytes = await fetchWithProgress(key, label, onProgress);
+  if (cache) {
+    for (const old of await cache.keys()) {
+      if (old.url.split('?')[0].endsWith(url) && !old.url.endsWith(`v=${version}`)) await cache.delete(old);
+    }
+    await cache.put(key, new Response(bytes, { headers: { 'Content-Type': 'application/octet-stream' } }));
+  }
+  return bytes;
+}
+
+let manifest = null; // pkg/manifest.json: the content hash of each wasm module
+
+/** The bytes of wasm module `name` (pkg/<name>/attnscope_bg.wasm). */
+export async function moduleBytes(name, label, onProgress) {
+  if (!manifest) {
+    const response = await fetch('./pkg/manifest.json', { cache: 'no-cache' });
+    manifest = response.ok ? await response.json() : {};
+  }
+  return cachedFile(`pkg/${name}/attnscope_bg.wasm`, manifest[name] || 'none', label, onProgress, WASM_CACHE);
+}

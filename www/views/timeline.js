@@ -1,0 +1,300 @@
+// Watch it learn: the training loss of every optimizer step and the held-out figure of each saved
+// snapshot, over a log step axis, with a slider, a click on the plot and a Play button that pick
+// the snapshot whose weights the page uses.
+import { sizeCanvas } from '../canvas.js';
+import { hideTooltip, showTooltip } from '../tooltip.js';
+
+const HEIGHT = 180;
+const PAD = { left: 44, right: 58, top: 12, bottom: 24 };
+const HELDOUT_COLOUR = '#78dc8c';
+const FONT = '11px system-ui, sans-serif';
+const DWELL_MS = 300; // how long Play leaves each snapshot on screen once it is drawn
+const SMOOTHING = 1.2; // the loss curve averages the steps s / 1.2 … s: an even window on a log axis
+
+/** Where a step sits on the axis: log2(1 + step) gives step 0 a place and spaces powers of two evenly. */
+const logStep = (step) => Math.log2(1 + step);
+
+/** The mean loss over [step / SMOOTHING, step] at each logged step (steps ascending). */
+function smoothLoss({ steps, losses }) {
+  const out = new Float32Array(losses.length);
+  let from = 0;
+  let sum = 0;
+  for (let i = 0; i < losses.length; i++) {
+    sum += losses[i];
+    while (steps[from] < steps[i] / SMOOTHING) sum -= losses[from++];
+    out[i] = sum / (i - from + 1);
+  }
+  return out;
+}
+
+const percent = (fraction) => `${Math.round(fraction * 1000) / 10} %`;
+
+function describe(snapshots, index) {
+  const { step, loss, heldout } = snapshots[index];
+  const note = index === snapshots.length - 1 ? ' (the shipped weights)' : step === 0 ? ' (random initial weights)' : '';
+  return `step ${step} · loss ${Number.isFinite(loss) ? loss.toFixed(3) : '—'} · held-out ${percent(heldout)}${note}`;
+}
+
+function colours() {
+  const style = getComputedStyle(document.documentElement);
+  const variable = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
+  return {
+    accent: variable('--accent', '#ffb000'),
+    muted: variable('--muted', '#9aa3b2'),
+    line: variable('--line', '#2a2f3a'),
+    loss: variable('--link', '#7fc3ff'),
+    heldout: HELDOUT_COLOUR,
+  };
+}
+
+/** Step ticks: 0, 1, 10, 100, … up to `maxStep`. */
+function stepTicks(maxStep) {
+  const ticks = [0];
+  for (let t = 1; t <= maxStep; t *= 10) ticks.push(t);
+  return ticks;
+}
+
+function polyline(ctx, count, x, y) {
+  ctx.beginPath();
+  for (let i = 0; i < count; i++) {
+    if (i) ctx.lineTo(x(i), y(i));
+    else ctx.moveTo(x(i), y(i));
+  }
+  ctx.stroke();
+}
+
+/**
+ * `createTimeline(container, { onPick(index) → Promise<shown> })`, then `render(timeline, index)`
+ * for a model's timeline (www/training.js) with snapshot `index` in use, `show(index)` once the
+ * page uses another, `clear()` for a model without one. `onPick` resolves once the page shows the
+ * snapshot (true) or gave up on it (false).
+ */
+export function createTimeline(container, { onPick }) {
+  const playButton = document.createElement('button');
+  playButton.type = 'button';
+  playButton.title = 'Step through the snapshots from the first, each once it is drawn';
+  const slider = document.createElement('input');
+  slider.type = 'range';
+  slider.id = 'timeline-slider';
+  slider.min = '0';
+  slider.step = '1';
+  const label = document.createElement('label');
+  label.className = 'timeline-slider-label';
+  label.append('Training snapshot ', slider);
+  const readout = document.createElement('span');
+  readout.className = 'timeline-readout';
+  readout.setAttribute('aria-live', 'polite');
+  const controls = document.createElement('div');
+  controls.className = 'row';
+  controls.append(playButton, label, readout);
+  const canvas = document.createElement('canvas');
+  canvas.className = 'timeline-plot';
+  canvas.setAttribute('role', 'img');
+  const legend = document.createElement('div');
+  legend.className = 'legend';
+  container.replaceChildren(controls, canvas, legend);
+
+  let timeline = null;
+  let smoothed = null;
+  let current = 0;
+  let xOf = null; // step → CSS x on the plot, as last drawn
+  let playTicket = 0;
+
+  function legendItem(colour, text) {
+    const item = document.createElement('span');
+    item.style.color = colour;
+    item.textContent = text;
+    return item;
+  }
+
+  function draw() {
+    if (!timeline) return;
+    const { snapshots, log } = timeline;
+    const width = Math.max(320, container.clientWidth || 800);
+    const dpr = sizeCanvas(canvas, width, HEIGHT);
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, width, HEIGHT);
+    const c = colours();
+    const left = PAD.left;
+    const right = width - PAD.right;
+    const top = PAD.top;
+    const bottom = HEIGHT - PAD.bottom;
+    const n = log.steps.length;
+    const maxStep = Math.max(1, snapshots.at(-1).step, n ? log.steps[n - 1] : 0);
+    const x = (step) => left + (logStep(step) / logStep(maxStep)) * (right - left);
+    xOf = x;
+    let highest = 0;
+    for (const loss of log.losses) highest = Math.max(highest, loss);
+    for (const s of snapshots) if (Number.isFinite(s.loss)) highest = Math.max(highest, s.loss);
+    const lossMax = Math.max(0.5, Math.ceil(highest * 2) / 2);
+    const yLoss = (loss) => bottom - (Math.min(loss, lossMax) / lossMax) * (bottom - top);
+    const yHeldout = (fraction) => bottom - fraction * (bottom - top);
+
+    // Frame, step ticks, and both value axes.
+    ctx.font = FONT;
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = c.line;
+    ctx.strokeRect(left, top, right - left, bottom - top);
+    ctx.fillStyle = c.muted;
+    ctx.textBaseline = 'top';
+    ctx.textAlign = 'center';
+    const ticks = stepTicks(maxStep);
+    if (x(maxStep) - x(ticks.at(-1)) > 40) ticks.push(maxStep);
+    for (const t of ticks) {
+      ctx.beginPath();
+      ctx.moveTo(x(t), top);
+      ctx.lineTo(x(t), bottom);
+      ctx.stroke();
+      ctx.fillText(String(t), x(t), bottom + 6);
+    }
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'right';
+    for (const v of [0, lossMax / 2, lossMax]) ctx.fillText(String(v), left - 6, yLoss(v));
+    ctx.textAlign = 'left';
+    for (const v of [0, 0.5, 1]) ctx.fillText(percent(v), right + 10, yHeldout(v));
+
+    // The loss of every step (faint) and its log-window mean.
+    if (n) {
+      ctx.strokeStyle = c.loss;
+      ctx.globalAlpha = 0.25;
+      polyline(
+        ctx,
+        n,
+        (i) => x(log.steps[i]),
+        (i) => yLoss(log.losses[i]),
+      );
+      ctx.globalAlpha = 1;
+      ctx.lineWidth = 1.5;
+      polyline(
+        ctx,
+        n,
+        (i) => x(log.steps[i]),
+        (i) => yLoss(smoothed[i]),
+      );
+    }
+
+    // Every snapshot: a tick on the step axis and its held-out figure.
+    ctx.strokeStyle = c.heldout;
+    ctx.lineWidth = 1;
+    polyline(
+      ctx,
+      snapshots.length,
+      (i) => x(snapshots[i].step),
+      (i) => yHeldout(snapshots[i].heldout),
+    );
+    for (const s of snapshots) {
+      ctx.strokeStyle = c.muted;
+      ctx.beginPath();
+      ctx.moveTo(x(s.step), bottom);
+      ctx.lineTo(x(s.step), bottom - 5);
+      ctx.stroke();
+      ctx.fillStyle = c.heldout;
+      ctx.beginPath();
+      ctx.arc(x(s.step), yHeldout(s.heldout), 3, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+
+    // The snapshot in use.
+    const s = snapshots[current];
+    ctx.strokeStyle = c.accent;
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    ctx.moveTo(x(s.step), top);
+    ctx.lineTo(x(s.step), bottom);
+    ctx.stroke();
+    ctx.beginPath();
+    ctx.arc(x(s.step), yHeldout(s.heldout), 6, 0, 2 * Math.PI);
+    ctx.stroke();
+    if (Number.isFinite(s.loss)) {
+      ctx.fillStyle = c.accent;
+      ctx.beginPath();
+      ctx.arc(x(s.step), yLoss(s.loss), 4, 0, 2 * Math.PI);
+      ctx.fill();
+    }
+  }
+
+  /** The snapshot nearest to CSS x `offsetX` on the plot. */
+  function nearest(offsetX) {
+    let best = 0;
+    timeline.snapshots.forEach((s, i) => {
+      if (Math.abs(xOf(s.step) - offsetX) < Math.abs(xOf(timeline.snapshots[best].step) - offsetX)) best = i;
+    });
+    return best;
+  }
+
+  function setPlaying(playing) {
+    playButton.textContent = playing ? '‖ Pause' : '▶ Play';
+    playButton.setAttribute('aria-pressed', String(playing));
+  }
+
+  function stop() {
+    playTicket += 1;
+    setPlaying(false);
+  }
+
+  async function play() {
+    const ticket = ++playTicket;
+    setPlaying(true);
+    const count = timeline.snapshots.length;
+    for (let i = 0; i < count; i++) {
+      const shown = await onPick(i);
+      if (ticket !== playTicket || !shown) break;
+      if (i < count - 1) await new Promise((resolve) => setTimeout(resolve, DWELL_MS));
+      if (ticket !== playTicket) break;
+    }
+    if (ticket === playTicket) setPlaying(false);
+  }
+
+  function pick(index) {
+    stop();
+    slider.value = String(index);
+    onPick(index);
+  }
+
+  playButton.addEventListener('click', () => {
+    if (!timeline) return;
+    if (playButton.getAttribute('aria-pressed') === 'true') stop();
+    else play();
+  });
+  for (const type of ['input', 'change']) slider.addEventListener(type, () => timeline && pick(Number(slider.value)));
+  canvas.addEventListener('click', (event) => timeline && pick(nearest(event.offsetX)));
+  canvas.addEventListener('mousemove', (event) => timeline && showTooltip(event, describe(timeline.snapshots, nearest(event.offsetX))));
+  canvas.addEventListener('mouseleave', hideTooltip);
+  window.addEventListener('resize', draw);
+
+  function show(index) {
+    current = index;
+    const { snapshots } = timeline;
+    slider.value = String(index);
+    slider.setAttribute('aria-valuetext', `step ${snapshots[index].step}`);
+    readout.textContent = describe(snapshots, index);
+    draw();
+  }
+
+  function render(next, index) {
+    stop();
+    timeline = next;
+    smoothed = smoothLoss(next.log);
+    const count = next.snapshots.length;
+    slider.max = String(count - 1);
+    container.dataset.snapshots = String(count);
+    const metric = `held-out ${next.heldoutMetric || 'score'}${next.heldoutPairs ? ` on ${next.heldoutPairs} pairs` : ''}`;
+    canvas.setAttribute('aria-label', `Training loss and ${metric} over ${count} snapshots; use the slider to pick one`);
+    legend.replaceChildren(
+      legendItem(colours().loss, '━ training loss (left axis, faint: every step)'),
+      legendItem(HELDOUT_COLOUR, `● ${metric}, % (right axis)`),
+      legendItem(colours().muted, 'steps on a log scale'),
+    );
+    show(index);
+  }
+
+  function clear() {
+    stop();
+    timeline = null;
+    delete container.dataset.snapshots;
+  }
+
+  setPlaying(false);
+  return { render, show, clear };
+}

@@ -1,0 +1,85 @@
+// The wasm module's answers, turned into the shapes the views read. Every float vector crosses the
+// boundary as a Uint8Array of little-endian f32 bytes (one fresh buffer each) and every mask as a
+// Uint8Array of 0/1; here they become a Float32Array view over the same bytes (no copy) and a
+// Uint8Array. `attnscope trace --json` writes the same field names with plain arrays, which are
+// accepted too, so a saved trace reads exactly like a live one.
+
+/** Little-endian f32 bytes (or a plain array of numbers) → Float32Array. */
+export function floats(value) {
+  if (value instanceof Float32Array) return value;
+  if (value instanceof Uint8Array) {
+    // A typed-array view must start on a multiple of its element size; copy in the rare case it
+    // does not.
+    const bytes = value.byteOffset % 4 === 0 ? value : value.slice();
+    return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  }
+  return Float32Array.from(value);
+}
+
+/** 0/1 bytes (or an array of booleans) → Uint8Array. */
+export function flags(value) {
+  return value instanceof Uint8Array ? value : Uint8Array.from(value, Number);
+}
+
+/** Stack = { layers, heads, queries, keys, data }: data row-major [layers, heads, queries, keys]. */
+export function stack(s) {
+  return { layers: s.layers, heads: s.heads, queries: s.queries, keys: s.keys, data: floats(s.data) };
+}
+
+/** Mask = { rows, cols, hidden }: hidden row-major, 1 = hidden by the mask. */
+export function mask(m) {
+  return { rows: m.rows, cols: m.cols, hidden: flags(m.hidden) };
+}
+
+export function trace(t) {
+  return {
+    ...t,
+    encoderSelfAttention: stack(t.encoderSelfAttention),
+    decoderSelfAttention: stack(t.decoderSelfAttention),
+    crossAttention: stack(t.crossAttention),
+    causalMask: mask(t.causalMask),
+    paddingMask: mask(t.paddingMask),
+  };
+}
+
+/** One head's attention stages; raw, scaled, softmax, unscaledSoftmax are [queries, keys]. */
+export function stages(s) {
+  return {
+    ...s,
+    raw: floats(s.raw),
+    scaled: floats(s.scaled),
+    softmax: floats(s.softmax),
+    unscaledSoftmax: floats(s.unscaledSoftmax),
+    mask: mask(s.mask),
+  };
+}
+
+/** Answer = { trace, stages }; stages is null while the focused kind has no rows. */
+export function answer(a) {
+  return { trace: trace(a.trace), stages: a.stages ? stages(a.stages) : null };
+}
+
+/** The sinusoidal table [rows = maxLen, cols = dModel] and PE(t)·PE(t+Δ) curves. */
+export function positional(p) {
+  return { ...p, table: floats(p.table) };
+}
+
+/** Sentences encoded as one padded batch: per sentence its tokens, padding mask and attention. */
+export function paddedBatch(b) {
+  return { tokens: b.tokens, paddingMask: b.paddingMask.map(mask), encoderSelfAttention: b.encoderSelfAttention.map(stack) };
+}
+
+/**
+ * The buffers of `value` that can be handed to another thread instead of copied: those that hold
+ * nothing but one typed array. (A view into a larger buffer, such as wasm memory, is copied.)
+ */
+export function transferables(value, found = new Set()) {
+  if (ArrayBuffer.isView(value)) {
+    if (value.byteOffset === 0 && value.byteLength === value.buffer.byteLength && value.buffer instanceof ArrayBuffer) {
+      found.add(value.buffer);
+    }
+  } else if (value && typeof value === 'object') {
+    for (const item of Object.values(value)) transferables(item, found);
+  }
+  return found;
+}
