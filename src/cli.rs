@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use burn::tensor::Device;
 use clap::{Args, Parser, Subcommand};
 
+use crate::analysis::Analysis;
 use crate::folder::ModelFolder;
 use crate::recipes::{self, RecipeOptions};
 use crate::sampling::Sampling;
-use crate::session::{mean_row_entropy, Answer, Focus, HeadStages};
+use crate::session::{mean_row_entropy, Answer, BeamSearch, Focus, HeadStages};
 use crate::timeline::{Snapshot, Timeline, TIMELINE_FILE};
 use crate::trace::AttentionKind;
 use crate::trace::AttentionStack;
@@ -43,6 +44,13 @@ struct Decode {
     /// Continue from this output prefix instead of starting empty.
     #[arg(long)]
     prefix: Option<String>,
+    /// Decode with beam search of this width (1–8) instead of greedily; the output is the best
+    /// hypothesis.
+    #[arg(long, value_name = "WIDTH")]
+    beam: Option<usize>,
+    /// With --beam: α of the length penalty ((5 + len) / 6)^α.
+    #[arg(long, default_value_t = 1.0)]
+    length_penalty: f64,
     /// Use the training snapshot taken at this step (see `timeline`) instead of the final weights.
     #[arg(long)]
     checkpoint: Option<usize>,
@@ -61,6 +69,14 @@ enum Command {
         /// Print the answer as JSON: `{"trace": …, "stages": …}` (see README, "Trace JSON").
         #[arg(long)]
         json: bool,
+        /// Also give the occlusion attribution of this decoder row (it produced output token
+        /// ROW + 1), beside its attention. In JSON it is the field `attribution`.
+        #[arg(long, value_name = "ROW")]
+        attribution: Option<usize>,
+        /// Also give the summaries: mean and max over heads, encoder rollout, source attribution.
+        /// In JSON it is the field `analysis`.
+        #[arg(long)]
+        analysis: bool,
         /// Also give one head's stages (raw QKᵀ → scaled → masked → softmax, and without the
         /// scaling, with per-head entropy), as `KIND:LAYER:HEAD`, KIND one of encoderSelf,
         /// decoderSelf, cross. In JSON it is the field `stages`.
@@ -151,14 +167,24 @@ fn session(decode: &Decode) -> Result<Session> {
     Ok(session)
 }
 
-fn decode(session: &mut Session, decode: &Decode) -> Result<()> {
+/// Decode the text as asked; returns the beam search when there was one.
+fn decode(session: &mut Session, decode: &Decode) -> Result<Option<BeamSearch>> {
     block_on(async {
         session.start(&decode.text).await?;
+        if let Some(width) = decode.beam {
+            let search = session.beam(width, decode.length_penalty).await?;
+            let best = search
+                .finals
+                .first()
+                .ok_or(Error::Invariant("a beam search without a hypothesis"))?;
+            session.force_ids(&best.ids.clone()).await?;
+            return Ok(Some(search));
+        }
         if let Some(prefix) = &decode.prefix {
             session.set_prefix(prefix).await?;
         }
         session.run_to_end().await?;
-        Ok(())
+        Ok(None)
     })
 }
 
@@ -227,7 +253,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Translate(args) => {
             let mut session = session(&args)?;
-            decode(&mut session, &args)?;
+            let _ = decode(&mut session, &args)?;
             let trace = session.trace()?;
             if let Some(cut) = &trace.truncation {
                 eprintln!(
@@ -241,16 +267,28 @@ fn run(cli: Cli) -> Result<()> {
             decode: args,
             json,
             stages,
+            attribution,
+            analysis,
         } => {
             let mut session = session(&args)?;
-            decode(&mut session, &args)?;
+            let beam = decode(&mut session, &args)?;
             let stages = match stages {
                 Some(spec) => block_on(session.stages(parse_focus(&spec)?))?,
                 None => None,
             };
+            let attribution = match attribution {
+                Some(row) => Some(block_on(session.attribution(row))?),
+                None => None,
+            };
             let trace = session.trace()?;
             if json {
-                let answer = Answer { trace, stages };
+                let answer = Answer {
+                    trace,
+                    stages,
+                    analysis: analysis.then(|| Analysis::of(trace)),
+                    beam,
+                    attribution,
+                };
                 let text =
                     serde_json::to_string(&answer).map_err(|e| Error::Json(e.to_string()))?;
                 println!("{text}");

@@ -5,6 +5,7 @@
 //! step-by-step decoding, the growing trace) → `wasm` (the `#[wasm_bindgen]` boundary).
 //! The model knows nothing of wasm.
 
+pub mod analysis;
 pub mod config;
 pub mod error;
 pub mod folder;

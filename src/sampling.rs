@@ -78,6 +78,17 @@ pub fn probabilities(logits: &[f32], temperature: f32) -> Vec<f32> {
     exps.iter().map(|e| (e / sum) as f32).collect()
 }
 
+/// log softmax over `logits`, computed in f64.
+pub fn log_probabilities(logits: &[f32]) -> Vec<f64> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64;
+    let log_sum = logits
+        .iter()
+        .map(|&l| (l as f64 - max).exp())
+        .sum::<f64>()
+        .ln();
+    logits.iter().map(|&l| l as f64 - max - log_sum).collect()
+}
+
 /// Indices of the `k` largest values, largest first (ties: lower index first).
 ///
 /// One pass keeping a small sorted buffer: O(n·k) for the handful of candidates shown, instead

@@ -11,6 +11,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::analysis::Analysis;
 use crate::error::Error;
 use crate::folder::{ModelFiles, FILE_NAMES};
 use crate::sampling::Sampling;
@@ -265,7 +266,7 @@ impl WebSession {
     pub async fn answer(&self) -> Result<JsValue, JsError> {
         let stages = self.session.stages(self.focus).await.map_err(js_error)?;
         let trace = self.session.trace().map_err(js_error)?;
-        to_js(&Answer { trace, stages })
+        to_js(&Answer::new(trace, stages))
     }
 
     /// Encode a sentence and decode it to the end.
@@ -338,6 +339,48 @@ impl WebSession {
             // No sentence yet: nothing to decode again.
             None => Ok(JsValue::NULL),
         }
+    }
+
+    /// Mean and max over heads, encoder rollout and source attribution of the current trace.
+    pub fn analysis(&self) -> Result<JsValue, JsError> {
+        let trace = self.session.trace().map_err(js_error)?;
+        to_js(&Analysis::of(trace))
+    }
+
+    /// Beam search (width 1–8, length penalty α) over the current source: the tree and the
+    /// final ranking. The current sentence stays as it is.
+    pub async fn beam(&self, width: u32, length_penalty: f64) -> Result<JsValue, JsError> {
+        let search = self
+            .session
+            .beam(width as usize, length_penalty)
+            .await
+            .map_err(js_error)?;
+        to_js(&search)
+    }
+
+    /// Replace the output with these target ids (a beam hypothesis), then decode to the end if
+    /// asked.
+    #[wasm_bindgen(js_name = forceIds)]
+    pub async fn force_ids(
+        &mut self,
+        ids: Vec<u32>,
+        continue_to_end: bool,
+    ) -> Result<JsValue, JsError> {
+        self.session.force_ids(&ids).await.map_err(js_error)?;
+        if continue_to_end {
+            self.session.run_to_end().await.map_err(js_error)?;
+        }
+        self.answer().await
+    }
+
+    /// Occlusion attribution of decoder row `row`, beside its attention and rollout.
+    pub async fn attribution(&self, row: u32) -> Result<JsValue, JsError> {
+        let attribution = self
+            .session
+            .attribution(row as usize)
+            .await
+            .map_err(js_error)?;
+        to_js(&attribution)
     }
 
     /// `mode` is `"greedy"` or `"sample"` (with temperature, top-k and seed).

@@ -5,12 +5,16 @@
 //! `into_data_async` only, so the same code runs on the CPU and on WebGPU in a browser.
 //! Each step reads back one flat tensor (logits and every attention row together).
 
+mod attribution;
 mod batch;
+mod beam;
 mod readback;
 mod source;
 mod stages;
 
+pub use attribution::Attribution;
 pub use batch::PaddedBatch;
+pub use beam::{length_penalty, BeamFinal, BeamNode, BeamSearch, MAX_BEAM_WIDTH};
 pub use stages::{masked_softmax, mean_row_entropy, Focus, HeadStages};
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -35,6 +39,28 @@ pub struct Answer<'a> {
     pub trace: &'a Trace,
     /// The focused head's stages (`None` when no head is focused or its kind has no row yet).
     pub stages: Option<HeadStages>,
+    /// Mean and max over heads, rollout, source attribution (CLI `--analysis`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<crate::analysis::Analysis>,
+    /// The beam search that chose the output (CLI `--beam`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beam: Option<BeamSearch>,
+    /// One output token's occlusion attribution (CLI `--attribution`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
+}
+
+impl<'a> Answer<'a> {
+    /// The trace and the focused head's stages, nothing else.
+    pub fn new(trace: &'a Trace, stages: Option<HeadStages>) -> Self {
+        Self {
+            trace,
+            stages,
+            analysis: None,
+            beam: None,
+            attribution: None,
+        }
+    }
 }
 
 /// How many candidates each step reports.
