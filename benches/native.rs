@@ -118,4 +118,29 @@ fn main() {
             step.0 / full.0
         );
     }
+    // Switching to a training snapshot: only the weights replaced, against loading the whole
+    // model folder again (date-iso, which ships a timeline).
+    println!();
+    println!(
+        "| model | replace weights ms (median/p95) | load the whole model ms | replace / load |"
+    );
+    println!("|---|---|---|---|");
+    let folder = ModelFolder::read(&root.join("models/date-iso")).unwrap();
+    let snapshot =
+        std::fs::read(root.join("models/date-iso/timeline/step-000256.safetensors")).unwrap();
+    let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+    let replace = time(|| {
+        session.replace_weights(&snapshot).unwrap();
+    });
+    let load = time(|| {
+        Session::load(folder.files(), Device::flex()).unwrap();
+    });
+    println!(
+        "| date-iso | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} |",
+        replace.0,
+        replace.1,
+        load.0,
+        load.1,
+        replace.0 / load.0
+    );
 }
