@@ -25,9 +25,20 @@ export function stackFor(trace, kind) {
   return trace?.[`${kind}Attention`] || null;
 }
 
+/** Each kind's axis titles: the role of the rows and of the columns, and the tokens they run over. */
+export const AXIS_TITLES = {
+  encoderSelf: { rowTitle: { role: 'query', tokens: 'source token' }, colTitle: { role: 'key', tokens: 'source token' } },
+  decoderSelf: {
+    rowTitle: { role: 'query', tokens: 'target position: the token fed in' },
+    colTitle: { role: 'key', tokens: 'earlier target positions, itself included' },
+  },
+  cross: { rowTitle: { role: 'query', tokens: 'the target token it produced' }, colTitle: { role: 'key', tokens: 'source token' } },
+};
+
 /**
- * Row/column labels and the mapping from matrix index to token index on each side. Row i of the
- * decoder matrices is decoder input position i (token tgtTokens[i]), which produced tgtTokens[i + 1].
+ * Row/column labels, the mapping from matrix index to token index on each side, and each axis's
+ * title: its role (query or key) and the tokens it runs over. Row i of the decoder matrices is
+ * decoder input position i (token tgtTokens[i]), which produced tgtTokens[i + 1].
  */
 export function axes(trace, kind) {
   const rows = trace.decoderSelfAttention.queries;
@@ -41,7 +52,7 @@ export function axes(trace, kind) {
       colSide: 'src',
       rowIndex: same,
       colIndex: same,
-      corner: 'query ↓ key →',
+      ...AXIS_TITLES.encoderSelf,
     };
   }
   if (kind === 'decoderSelf') {
@@ -53,7 +64,7 @@ export function axes(trace, kind) {
       colSide: 'tgt',
       rowIndex: same,
       colIndex: same,
-      corner: 'query ↓ key →',
+      ...AXIS_TITLES.decoderSelf,
     };
   }
   // Cross-attention rows are labelled with the token each one produced.
@@ -64,7 +75,7 @@ export function axes(trace, kind) {
     colSide: 'src',
     rowIndex: producedBy,
     colIndex: same,
-    corner: 'produced ↓ source →',
+    ...AXIS_TITLES.cross,
   };
 }
 
@@ -91,4 +102,69 @@ export function maskFor(trace, kind) {
 /** `hidden` itself, or null when it hides nothing. */
 export function anyHidden(hidden) {
   return hidden.some((h) => h) ? hidden : null;
+}
+
+/**
+ * The key columns of `kind` that are `<s>` or `</s>` (by id; `special` holds the config's bosId
+ * and eosId): the tokens that are always there, where idle heads park their attention.
+ */
+export function sinkColumns(trace, kind, { bosId, eosId }) {
+  const ids = kind === 'decoderSelf' ? [...trace.tgtIds].slice(0, stackFor(trace, kind).keys) : [...trace.srcIds];
+  return ids.flatMap((id, j) => (id === bosId || id === eosId ? [j] : []));
+}
+
+/** The columns `keep` of a row-major [rows, cols] matrix, as a new [rows, keep.length] one. */
+export function keepColumns(matrix, rows, cols, keep) {
+  const out = new matrix.constructor(rows * keep.length);
+  for (let r = 0; r < rows; r++) {
+    for (let k = 0; k < keep.length; k++) out[r * keep.length + k] = matrix[r * cols + keep[k]];
+  }
+  return out;
+}
+
+/**
+ * One head's weights without the sink columns, each row renormalised over the keys left (a row
+ * with no weight left stays 0), and `share`: the weight the sinks took, summed per row and
+ * averaged over the rows (0 without rows).
+ *
+ * # Shapes
+ * `values` [rows, cols] → `values` [rows, keep.length]; `keep`: the columns kept, in order.
+ */
+export function withoutSinks(values, rows, cols, sinkCols) {
+  const sinks = new Set(sinkCols);
+  const keep = [...Array(cols).keys()].filter((c) => !sinks.has(c));
+  const kept = keepColumns(values, rows, cols, keep);
+  const n = keep.length;
+  let sunk = 0;
+  for (let r = 0; r < rows; r++) {
+    for (const c of sinks) if (c < cols) sunk += values[r * cols + c];
+    let mass = 0;
+    for (let k = 0; k < n; k++) mass += kept[r * n + k];
+    if (mass > 0) for (let k = 0; k < n; k++) kept[r * n + k] /= mass;
+  }
+  return { values: kept, keep, share: rows ? sunk / rows : 0 };
+}
+
+/** Summaries over the heads the page offers beside the real ones: head value → analysis() field. */
+export const HEAD_SUMMARIES = { mean: 'headMean', max: 'headMax' };
+
+export const isSummaryHead = (head) => Object.hasOwn(HEAD_SUMMARIES, head);
+
+/** A head selector's value ('0', '1', …, 'mean', 'max') → a selection's head. */
+export const parseHead = (value) => (isSummaryHead(value) ? value : Number(value));
+
+/**
+ * What to draw for `head` of `kind`: { stack, head (index inside stack), label }. A real head is
+ * one of the trace's own stack; 'mean' / 'max' is the one head of the analysis's summary stack
+ * (www/wire.js analysis). Without that analysis a summary falls back to head 0 and says so.
+ */
+export function headStack(trace, kind, analysis, head) {
+  const own = stackFor(trace, kind);
+  if (!isSummaryHead(head)) {
+    const index = own ? Math.min(head, own.heads - 1) : 0;
+    return { stack: own, head: index, label: `head ${index}` };
+  }
+  const summary = analysis?.[HEAD_SUMMARIES[head]]?.[kind];
+  if (!summary) return { stack: own, head: 0, label: `head 0 (the ${head} over heads is unavailable)` };
+  return { stack: summary, head: 0, label: `${head} over heads` };
 }

@@ -5,14 +5,18 @@
 // stages of the focused head (the selection, sent with every translation and on every change).
 // A model with a training timeline also offers its snapshots: picking one swaps the worker's
 // weights, and the answer redraws every view as any other does.
-import { KINDS } from './attention.js';
+import { isSummaryHead, KINDS, parseHead } from './attention.js';
 import { createClient } from './client.js';
 import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
+import { createAttribution } from './views/attribution.js';
+import { createBeamTree, pathIds } from './views/beamtree.js';
+import { createCompare } from './views/compare.js';
 import { createFocus } from './views/focus.js';
 import { createHeadView } from './views/headview.js';
 import { createMasks } from './views/masks.js';
 import { createModelView } from './views/modelview.js';
 import { createPositional } from './views/positional.js';
+import { createRollout } from './views/rollout.js';
 import { createStages } from './views/stages.js';
 import { createStepper } from './views/stepper.js';
 import { createTimeline } from './views/timeline.js';
@@ -35,6 +39,9 @@ const state = {
   backend: 'cpu',
   timeline: null, // the model's training timeline (www/training.js), or null
   snapshot: 0, // the index of the timeline snapshot whose weights the worker uses
+  hideSinks: false, // leave the <s>/</s> key columns out of the focused heatmap and the model view
+  analysis: null, // the shown trace's head summaries and rollouts (www/wire.js analysis), or null
+  beam: null, // the current sentence's beam search (www/wire.js beam) in beam mode, or null
 };
 
 const client = createClient({
@@ -96,13 +103,24 @@ const stagesView = createStages($('stages'));
 const masks = createMasks($('masks'));
 const positional = createPositional($('positional'));
 const timeline = createTimeline($('timeline'), { onPick: (index) => pickSnapshot(index) });
+const compare = createCompare($('compare'), { call, onError: (error) => handleError(error) });
 
-function fillSelect(select, count, value) {
+/** The config's ids of <s> and </s>: the key columns attention sinks are made of. */
+const specialIds = () => ({ bosId: state.config.bosId, eosId: state.config.eosId });
+
+const beamTree = createBeamTree($('beam-tree-view'), { onPick: (node) => showBeamNode(node) });
+const rollout = createRollout($('rollout'));
+// Occlusion reruns the model: skipped (null) when a newer sentence is already on its way.
+const attribution = createAttribution($('attribution'), {
+  fetch: (row) => call('attribution', { row, gen: state.shownGeneration }).then((result) => (result.stale ? null : result)),
+});
+
+function fillSelect(select, count, value, extra = []) {
   select.replaceChildren(
-    ...Array.from({ length: count }, (_, i) => {
+    ...[...Array.from({ length: count }, (_, i) => String(i)), ...extra].map((text) => {
       const option = document.createElement('option');
-      option.value = String(i);
-      option.textContent = String(i);
+      option.value = text;
+      option.textContent = text;
       return option;
     }),
   );
@@ -114,7 +132,8 @@ function clampSelection(selection) {
   const { config } = state;
   if (!config) return selection;
   const layers = selection.kind === 'encoderSelf' ? config.nEncoderLayers : config.nDecoderLayers;
-  return { ...selection, layer: Math.min(selection.layer, layers - 1), head: Math.min(selection.head, config.nHeads - 1) };
+  const head = isSummaryHead(selection.head) ? selection.head : Math.min(selection.head, config.nHeads - 1);
+  return { ...selection, layer: Math.min(selection.layer, layers - 1), head };
 }
 
 function syncSelectors() {
@@ -122,7 +141,7 @@ function syncSelectors() {
   if (!config) return;
   $('kind-select').value = selection.kind;
   fillSelect($('layer-select'), selection.kind === 'encoderSelf' ? config.nEncoderLayers : config.nDecoderLayers, selection.layer);
-  fillSelect($('head-select'), config.nHeads, selection.head);
+  fillSelect($('head-select'), config.nHeads, selection.head, ['mean', 'max']);
 }
 
 // Each view's draw time shows in the browser's performance timeline (and the benchmarks). The
@@ -161,20 +180,36 @@ async function drawAll() {
   const ticket = ++renderTicket;
   const { trace, stages, selection } = state;
   document.body.dataset.ready = 'false';
+  // The mean or max over heads comes with the trace's analysis: the focused heatmap waits for it.
+  let analysis = trace && isSummaryHead(selection.head) ? await analysisOf(trace) : null;
+  if (ticket !== renderTicket || analysis === STALE) return null;
   let busy = timed('tokens, focus, buttons', () => {
     tokens.render(trace);
     syncSelectors();
-    if (trace) focus.render(trace, selection);
+    if (trace) focus.render(trace, selection, { special: specialIds(), hideSinks: state.hideSinks, analysis });
     renderTruncation(trace);
     renderStepButtons();
   });
   if (trace) {
+    analysis ??= await analysisOf(trace);
+    if (ticket !== renderTicket || analysis === STALE) return null;
+    state.analysis = analysis;
+    const stagesNote = isSummaryHead(selection.head) ? SUMMARY_HAS_NO_STAGES : '';
     const views = [
-      ...KINDS.map((kind) => [`model view: ${kind}`, () => modelView.renderKind(trace, selection, kind)]),
-      ['head view', () => headView.render(trace, selection)],
-      ['stepper', () => stepper.render(trace, selection)],
-      ['stages', () => stagesView.render(stages, trace)],
+      ...KINDS.map((kind) => [
+        `model view: ${kind}`,
+        () => modelView.renderKind(trace, selection, kind, state.hideSinks ? specialIds() : null, analysis),
+      ]),
+      ['head view', () => headView.render(trace, selection, analysis)],
+      ['stepper', () => stepper.render(trace, selection, analysis)],
+      ['stages', () => stagesView.render(stages, trace, stagesNote)],
       ['masks', () => masks.renderCausal(trace)],
+      ['rollout', () => rollout.render(trace, analysis)],
+      ['attribution', () => attribution.render(trace)],
+      [
+        'comparison',
+        () => compare.render(trace, selection, { text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot }),
+      ],
     ];
     for (const [name, draw] of views) {
       await nextTask();
@@ -186,6 +221,25 @@ async function drawAll() {
   document.body.dataset.ready = trace ? 'true' : 'false';
   document.body.dataset.output = trace ? trace.output : '';
   return busy;
+}
+
+const SUMMARY_HAS_NO_STAGES =
+  'The mean and the max over heads summarise the heads; they have no QKᵀ of their own. Pick a head number to see its stages.';
+
+// The shown trace's analysis (www/wire.js analysis), asked for once per trace. Null when the
+// worker cannot give one (the views go on without it); STALE when a newer sentence is on its way.
+const STALE = Symbol('stale');
+let analysisAsked = { trace: null, answer: null };
+
+function analysisOf(trace) {
+  if (analysisAsked.trace !== trace) {
+    const answer = call('analysis', { gen: state.shownGeneration }).then(
+      (result) => (result.stale ? STALE : result),
+      () => null,
+    );
+    analysisAsked = { trace, answer };
+  }
+  return analysisAsked.answer;
 }
 
 /** Resolves once every view shows the latest answer (at once when there is none to show). */
@@ -320,7 +374,54 @@ async function translate(generation = ++state.generation) {
     return;
   }
   state.playing = false;
-  await run('translate', { gen: generation, text, focus: state.selection });
+  if ($('sampling-select').value === 'beam') await beamTranslate(generation, text);
+  else await run('translate', { gen: generation, text, focus: state.selection });
+}
+
+/** The beam controls' width (1–8) and length penalty α (≥ 0); their defaults for bad input. */
+function beamOptions() {
+  const width = Math.round(Number($('beam-width').value));
+  const alpha = Number($('beam-alpha').value);
+  return {
+    width: Number.isFinite(width) ? Math.min(8, Math.max(1, width)) : 4,
+    lengthPenalty: Number.isFinite(alpha) && alpha >= 0 ? alpha : 1,
+  };
+}
+
+/**
+ * Beam decoding: the sentence is translated (not shown), searched, its tree drawn, and its best
+ * hypothesis shown in every view. Each request carries `gen`, so a newer keystroke makes the
+ * worker skip the rest.
+ */
+async function beamTranslate(generation, text) {
+  try {
+    const greedy = await call('translate', { gen: generation, text, focus: state.selection });
+    if (greedy.stale) return;
+    const beam = await call('beam', { gen: generation, ...beamOptions() });
+    if (beam.stale) return;
+    state.beam = beam;
+    beamTree.render(beam);
+    clearMessageUnlessInfo();
+    if (beam.finals.length) await showBeamNode(beam.finals[0].node, generation);
+  } catch (error) {
+    handleError(error);
+  }
+}
+
+/** Replace the output with the path from <s> to beam node `node`; every view shows it. */
+async function showBeamNode(node, generation = null) {
+  if (!state.beam) return;
+  beamTree.highlight(node);
+  state.playing = false;
+  await run('forceIds', { gen: generation ?? undefined, ids: pathIds(state.beam, node), continue: false });
+}
+
+function showBeamControls(on) {
+  $('beam-options').hidden = !on;
+  $('beam-panel').hidden = !on;
+  if (on) return;
+  state.beam = null;
+  beamTree.clear();
 }
 
 async function step() {
@@ -492,13 +593,30 @@ async function main() {
     if (result) showAnswer(result, null);
   });
   $('sampling-select').addEventListener('change', async (e) => {
-    await call('sampling', { mode: e.target.value, temperature: 1, topK: 5, seed: 1 }).catch(handleError);
+    const beam = e.target.value === 'beam';
+    showBeamControls(beam);
+    // A beam search is its own request; stepping on from one of its hypotheses is greedy.
+    await call('sampling', { mode: beam ? 'greedy' : e.target.value, temperature: 1, topK: 5, seed: 1 }).catch(handleError);
     translate();
+  });
+  for (const id of ['beam-width', 'beam-alpha']) $(id).addEventListener('change', () => translate());
+  // A produced token is explained in the attribution view: output token i came from decoder row i − 1.
+  $('output-tokens').addEventListener('click', (e) => {
+    const index = [...$('output-tokens').children].indexOf(e.target.closest('.token'));
+    if (index > 0) attribution.pick(index - 1);
+  });
+  $('stepper').addEventListener('click', (e) => {
+    const token = e.target.closest('.new-token');
+    if (token) attribution.pick(Number(token.closest('.step-row').dataset.step));
   });
   $('kind-select').addEventListener('change', (e) => select({ kind: e.target.value }));
   $('layer-select').addEventListener('change', (e) => select({ layer: Number(e.target.value) }));
-  $('head-select').addEventListener('change', (e) => select({ head: Number(e.target.value) }));
+  $('head-select').addEventListener('change', (e) => select({ head: parseHead(e.target.value) }));
   for (const el of document.querySelectorAll('input[name=headview-mode]')) el.addEventListener('change', () => renderAll());
+  $('hide-sinks').addEventListener('change', (e) => {
+    state.hideSinks = e.target.checked;
+    renderAll();
+  });
   $('step-forward').addEventListener('click', step);
   $('step-back').addEventListener('click', () => run('back'));
   $('step-reset').addEventListener('click', () => run('reset'));

@@ -69,6 +69,27 @@ export function paddedBatch(b) {
   return { tokens: b.tokens, paddingMask: b.paddingMask.map(mask), encoderSelfAttention: b.encoderSelfAttention.map(stack) };
 }
 
+/** The head summaries and rollouts of one trace (Session.analysis()): every part a Stack. */
+export function analysis(a) {
+  const perKind = (kinds) => ({ encoderSelf: stack(kinds.encoderSelf), decoderSelf: stack(kinds.decoderSelf), cross: stack(kinds.cross) });
+  return {
+    headMean: perKind(a.headMean),
+    headMax: perKind(a.headMax),
+    encoderRollout: stack(a.encoderRollout),
+    sourceAttribution: stack(a.sourceAttribution),
+  };
+}
+
+/** A beam search's tree (nodes, each naming its parent) and its final hypotheses, best first. */
+export function beam(b) {
+  return { ...b, finals: b.finals.map((f) => ({ ...f, ids: Array.from(f.ids), tokens: Array.from(f.tokens) })) };
+}
+
+/** One output token's attribution over the source: occlusion, attention and rollout, per token. */
+export function attribution(a) {
+  return { ...a, occlusion: floats(a.occlusion), attention: floats(a.attention), rollout: floats(a.rollout) };
+}
+
 /**
  * The buffers of `value` that can be handed to another thread instead of copied: those that hold
  * nothing but one typed array. (A view into a larger buffer, such as wasm memory, is copied.)

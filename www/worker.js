@@ -40,6 +40,7 @@ let snapshot = null; // { type: 'snapshot', step, weights } in use, or null: the
 let focus = null; // { kind, layer, head }: the head whose stages every answer carries
 let sampling = null; // { mode, temperature, topK, seed }, or null for the default (greedy)
 let log = []; // operations on the current sentence (and the snapshot it began with), to replay
+let comparison = null; // a second CPU session for the page's comparison view, made on first use
 let needsReplay = false; // the CPU must replay the sentence before it answers anything
 let latestGeneration = 0;
 let queue = Promise.resolve();
@@ -133,6 +134,8 @@ function apply(session, op) {
       return session.reset();
     case 'force':
       return session.force(op.index, op.id, op.continue);
+    case 'forceIds':
+      return session.forceIds(op.ids, op.continue);
     case 'prefix':
       return session.prefix(op.text);
     case 'snapshot':
@@ -266,7 +269,9 @@ function currentAnswer() {
   return withSession(async (session) => reply(await session.answer()));
 }
 
-function setFocus({ kind, layer, head }) {
+function setFocus({ kind, layer, head: wanted }) {
+  // A summary over heads ('mean', 'max') has no stages of its own: the answer carries head 0's.
+  const head = Number.isInteger(wanted) ? wanted : 0;
   focus = { kind, layer, head };
   for (const session of [backends.cpu, backends.gpu]) session?.setFocus(kind, layer, head);
 }
@@ -278,6 +283,8 @@ const handlers = {
     model = args.model;
     files = await loadModel();
     backends.cpu = await create('cpu');
+    free(comparison);
+    comparison = null;
     log = [];
     if (backends.preference !== 'cpu') startGpu(args.text);
     announce();
@@ -331,6 +338,28 @@ const handlers = {
   force: (args) => sentenceOp({ type: 'force', index: args.index, id: args.id, continue: args.continue }),
   prefix: (args) => sentenceOp({ type: 'prefix', text: args.text }),
   /**
+   * args: { text, prefix? }: `text` decoded in the comparison session (same weights, focus and
+   * sampling; the current sentence stays as it is), forced to start with `prefix` when given.
+   */
+  async compare(args) {
+    if (!comparison) {
+      comparison = await create('cpu');
+      if (snapshot) await comparison.loadSnapshot(snapshot.weights);
+    }
+    configure(comparison);
+    if (args.prefix == null) return wire.answer(await comparison.translate(args.text));
+    await comparison.start(args.text);
+    return wire.answer(await comparison.prefix(args.prefix));
+  },
+  /** args: { ids, continue }: the output replaced by these target ids (a beam hypothesis). */
+  forceIds: (args) => sentenceOp({ type: 'forceIds', ids: args.ids, continue: args.continue }),
+  /** args: { width, lengthPenalty }: a beam search over the current sentence, which it leaves as it is. */
+  beam: (args) => withSession(async (session) => wire.beam(await session.beam(args.width, args.lengthPenalty))),
+  /** The current trace's head summaries and rollouts. */
+  analysis: () => withSession(async (session) => wire.analysis(session.analysis())),
+  /** args: { row }: what made decoder row `row` produce its token (occlusion, attention, rollout). */
+  attribution: (args) => withSession(async (session) => wire.attribution(await session.attribution(args.row))),
+  /**
    * args: { step }: the weights of the timeline snapshot taken at `step`, kept for every later
    * sentence; answers with the current sentence decoded again with them (null when none yet).
    * Not retried on the CPU when WebGPU rejects it, as other operations are: a rejected file is the
@@ -342,6 +371,8 @@ const handlers = {
     const op = { type: 'snapshot', step: entry.step, weights: await snapshotWeights(entry) };
     const answer = await apply(backends.current(), op);
     snapshot = op;
+    free(comparison); // made again with these weights when next asked
+    comparison = null;
     // Logged after the sentence's operations so far; of two in a row, the later weights decide.
     if (!log.some(isSentenceOp)) log = [op];
     else if (log.at(-1).type === 'snapshot') log[log.length - 1] = op;

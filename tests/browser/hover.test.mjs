@@ -140,6 +140,31 @@ for (const kind of Object.keys(AXES)) {
         assert.ok(hoverText.startsWith(`${rowLabels[r]} → ${colLabels[c]}: `), `${what}: hover text ${hoverText}`);
         await unhover(page);
       }
+
+      // Transposed: keys down the side, queries along the top. Cell (key c, query r) is about
+      // the same two tokens as cell (r, c) was, and the hover text still reads query → key.
+      await focus.locator('button.transpose').click();
+      await page.waitForFunction(() => document.getElementById('focus-heatmap').dataset.transposed === 'true');
+      assert.deepEqual(await focus.locator('.row-labels span').allTextContents(), colLabels, `${kind}: transposed row labels`);
+      assert.deepEqual(await focus.locator('.col-labels span').allTextContents(), rowLabels, `${kind}: transposed column labels`);
+      const flipped = await canvas.boundingBox();
+      const [r, c] = [rows - 1, 0];
+      const what = `${kind}: transposed cell (${c}, ${r}) “${colLabels[c]} ← ${rowLabels[r]}”`;
+      await page.mouse.move(flipped.x + ((r + 0.5) * flipped.width) / rows, flipped.y + ((c + 0.5) * flipped.height) / cols);
+      const rowItem = [rowToken(r), rowLabels[r]];
+      const colItem = [c, colLabels[c]];
+      const expected = self
+        ? { [rowSide]: [rowItem, colItem].sort((x, y) => x[0] - y[0]) }
+        : { [rowSide]: [rowItem], [colSide]: [colItem] };
+      checkLit(await litState(page), expected, self ? sorted([r, c]) : [r], self ? sorted([r, c]) : [c], what);
+      const lit = await page.evaluate(() => ({
+        rows: [...document.querySelectorAll('#focus-heatmap .row-labels span.lit')].map((el) => el.textContent),
+        cols: [...document.querySelectorAll('#focus-heatmap .col-labels span.lit')].map((el) => el.textContent),
+      }));
+      assert.deepEqual(lit, { rows: [colLabels[c]], cols: [rowLabels[r]] }, `${what}: its own lit labels`);
+      const hoverText = await page.locator('#hover-value').textContent();
+      assert.ok(hoverText.startsWith(`${rowLabels[r]} → ${colLabels[c]}: `), `${what}: hover text ${hoverText}`);
+      await unhover(page);
       assert.deepEqual(consoleErrors, []);
     } finally {
       await browser.close();

@@ -1,38 +1,96 @@
-// The focused heatmap: one kind, layer and head, with tokens on both axes.
-import { axes, KIND_EXPLAIN, maskFor, matrixOffset, stackFor } from '../attention.js';
-import { createHeatmap } from './heatmap.js';
+// The focused heatmap: one kind, layer and head, with tokens on both axes. It can be transposed
+// (keys as rows) and can leave out the <s>/</s> key columns, each row renormalised over the keys
+// left; either way it says what share of the head's attention those sink columns took.
+import { axes, headStack, KIND_EXPLAIN, keepColumns, maskFor, matrixOffset, sinkColumns, withoutSinks } from '../attention.js';
+import { createHeatmap, transposed } from './heatmap.js';
+
+const SINKS_WHY =
+  'Heads with nothing useful to do park their attention on a token that is always there (often </s> or <s>); the value vectors of those tokens are small, so this is close to doing nothing.';
 
 export function createFocus(container, hoverValueEl, explainEl) {
-  const heatmap = createHeatmap(container, {
+  const tools = document.createElement('div');
+  tools.className = 'row focus-tools';
+  const transpose = document.createElement('button');
+  transpose.type = 'button';
+  transpose.className = 'transpose';
+  transpose.textContent = '⇄ transpose';
+  transpose.title = 'Swap rows and columns: keys down the side, queries along the top';
+  transpose.setAttribute('aria-pressed', 'false');
+  tools.append(transpose);
+  const sinkNote = document.createElement('p');
+  sinkNote.className = 'explain sink-note';
+  const slot = document.createElement('div');
+  container.replaceChildren(tools, sinkNote, slot);
+  const heatmap = createHeatmap(slot, {
     onHoverValue: (text) => {
       hoverValueEl.textContent = text;
     },
   });
 
-  function render(trace, selection) {
-    const stack = stackFor(trace, selection.kind);
-    container.dataset.kind = selection.kind;
-    explainEl.textContent = KIND_EXPLAIN[selection.kind];
+  let shown = null; // the arguments of the last render, drawn again when transposed
+  let flipped = false;
+  transpose.addEventListener('click', () => {
+    flipped = !flipped;
+    transpose.setAttribute('aria-pressed', String(flipped));
+    if (shown) render(...shown);
+  });
+
+  /**
+   * `options`: { special: the config's { bosId, eosId }, hideSinks: leave the <s>/</s> key
+   * columns out, analysis: what headStack reads for the mean/max over heads }.
+   */
+  function render(trace, selection, options = {}) {
+    shown = [trace, selection, options];
+    const { kind } = selection;
+    const { stack, head, label } = headStack(trace, kind, options.analysis, selection.head);
+    container.dataset.kind = kind;
+    container.dataset.transposed = String(flipped);
+    explainEl.textContent = KIND_EXPLAIN[kind];
     if (!stack?.queries) {
       heatmap.render({ rows: 0, cols: 0, values: new Float32Array(0) });
+      sinkNote.textContent = '';
       explainEl.textContent += ' (Nothing decoded yet: press Step.)';
       return;
     }
     const layer = Math.min(selection.layer, stack.layers - 1);
-    const head = Math.min(selection.head, stack.heads - 1);
-    heatmap.render({
-      ...axes(trace, selection.kind),
-      rows: stack.queries,
-      cols: stack.keys,
-      values: stack.data,
-      offset: matrixOffset(stack, layer, head),
-      mask: maskFor(trace, selection.kind),
+    const { queries: rows, keys: cols } = stack;
+    const offset = matrixOffset(stack, layer, head);
+    const weights = stack.data.subarray(offset, offset + rows * cols); // [rows, cols]
+    const sinks = options.special ? sinkColumns(trace, kind, options.special) : [];
+    const pruned = withoutSinks(weights, rows, cols, sinks);
+    sinkNote.textContent = sinks.length
+      ? `<s>/</s> took ${(100 * pruned.share).toFixed(1)} % of this head's attention (mean over its ${rows} rows). ${SINKS_WHY}`
+      : '';
+    const ax = axes(trace, kind);
+    let spec = {
+      ...ax,
+      rows,
+      cols,
+      values: weights,
+      mask: maskFor(trace, kind),
       map: 'viridis',
       min: 0,
       max: 1,
-      legendLabel: `attention weight (layer ${layer}, head ${head})`,
-    });
+      legendLabel: `attention weight (layer ${layer}, ${label})`,
+    };
+    if (options.hideSinks && sinks.length) spec = withoutColumns(spec, pruned, ax);
+    heatmap.render(flipped ? transposed(spec) : spec);
   }
 
   return { render };
+}
+
+/** `spec` with only the `pruned.keep` columns, showing the renormalised `pruned.values`. */
+function withoutColumns(spec, pruned, ax) {
+  const { keep } = pruned;
+  const colIndex = ax.colIndex || ((j) => j);
+  return {
+    ...spec,
+    cols: keep.length,
+    values: pruned.values,
+    mask: spec.mask && keepColumns(spec.mask, spec.rows, spec.cols, keep),
+    colLabels: keep.map((j) => ax.colLabels[j]),
+    colIndex: (k) => colIndex(keep[k]),
+    legendLabel: `${spec.legendLabel}; <s>/</s> columns left out, rows renormalised`,
+  };
 }

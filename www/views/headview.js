@@ -1,7 +1,7 @@
 // BertViz-style head view: query tokens on the left, key tokens on the right, a line for every
 // pair with opacity = attention weight. One head, or every head of the layer in its own colour.
 
-import { axes, matrixOffset, stackFor } from '../attention.js';
+import { axes, headStack, matrixOffset, stackFor } from '../attention.js';
 import { hover, onHover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
 
@@ -24,8 +24,11 @@ export function createHeadView(container, getMode) {
 
   function draw() {
     if (!state) return;
-    const { trace, selection } = state;
-    const stack = stackFor(trace, selection.kind);
+    const { trace, selection, analysis } = state;
+    const all = getMode() === 'all';
+    // One head: a real one, or the mean or max over them; all: the layer's real heads.
+    const one = headStack(trace, selection.kind, analysis, selection.head);
+    const stack = all ? stackFor(trace, selection.kind) : one.stack;
     const ctx = canvas.getContext('2d');
     if (!stack?.queries) {
       sizeCanvas(canvas, 300, 30);
@@ -45,7 +48,7 @@ export function createHeadView(container, getMode) {
     const rightX = width - 150;
     const y = (i) => 10 + i * rowH + rowH / 2;
     const layer = Math.min(selection.layer, stack.layers - 1);
-    const heads = getMode() === 'all' ? [...Array(stack.heads).keys()] : [Math.min(selection.head, stack.heads - 1)];
+    const heads = all ? [...Array(stack.heads).keys()] : [one.head];
     ctx.lineWidth = 2;
     for (const h of heads) {
       const [r, g, b] = HEAD_COLOURS[h % HEAD_COLOURS.length];
@@ -77,7 +80,7 @@ export function createHeadView(container, getMode) {
     ctx.fillStyle = '#9aa3b2';
     ctx.font = '11px system-ui, sans-serif';
     ctx.textAlign = 'center';
-    ctx.fillText(heads.length > 1 ? `layer ${layer}, all ${heads.length} heads` : `layer ${layer}, head ${heads[0]}`, width / 2, 6);
+    ctx.fillText(all ? `layer ${layer}, all ${heads.length} heads` : `layer ${layer}, ${one.label}`, width / 2, 6);
   }
 
   canvas.addEventListener('mousemove', (event) => {
@@ -115,8 +118,9 @@ export function createHeadView(container, getMode) {
     }
   });
 
-  function render(trace, selection) {
-    state = { trace, selection };
+  /** `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null. */
+  function render(trace, selection, analysis = null) {
+    state = { trace, selection, analysis };
     draw();
   }
   return { render };

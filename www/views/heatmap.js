@@ -1,5 +1,6 @@
-// A labelled heatmap: tokens on both axes, a colour legend, hover → exact value and tokens,
-// linked highlighting of the hovered tokens' rows and columns.
+// A labelled heatmap: tokens on both axes under titles that name their role (query or key), a
+// colour legend, hover → exact value and tokens, linked highlighting of the hovered tokens' rows
+// and columns. `transposed(spec)` swaps the axes of a spec, hover mapping included.
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
@@ -9,17 +10,22 @@ const NOTHING_LIT = { rows: [], cols: [] };
 
 /**
  * `createHeatmap(container, { onHoverValue(text) })`, then `render(spec)` with
- *   spec = { rows, cols, values, offset, mask, map, min, max, cell, legendLabel, corner,
+ *   spec = { rows, cols, values, offset, mask, map, min, max, cell, legendLabel,
  *            rowLabels, colLabels,
+ *            rowTitle, colTitle: { role: 'query' | 'key', tokens: what the axis runs over },
+ *            transposed: true when the rows are the keys (the hover text still reads query → key),
  *            rowSide, colSide: 'src' | 'tgt', or absent when that axis is not tokens,
  *            rowIndex(i), colIndex(j): matrix index → token index on that side (identity if absent) }.
  * The index mapping travels with every spec because it changes with the kind and the trace.
+ * While the pointer is over a cell, the root's data-value holds its exact value (data-cell "r,c").
  */
 export function createHeatmap(container, { onHoverValue } = {}) {
   const root = document.createElement('div');
   root.className = 'heatmap';
-  const corner = document.createElement('div');
-  corner.className = 'corner';
+  const rowTitle = document.createElement('div');
+  rowTitle.className = 'row-title';
+  const colTitle = document.createElement('div');
+  colTitle.className = 'col-title';
   const colLabels = document.createElement('div');
   colLabels.className = 'col-labels';
   const rowLabels = document.createElement('div');
@@ -27,8 +33,9 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   const canvasWrap = document.createElement('div');
   const canvas = document.createElement('canvas');
   canvas.className = 'matrix';
+  canvasWrap.className = 'matrix-wrap';
   canvasWrap.append(canvas);
-  root.append(corner, colLabels, rowLabels, canvasWrap);
+  root.append(colTitle, colLabels, rowTitle, rowLabels, canvasWrap);
   const legendSlot = document.createElement('div');
   container.replaceChildren(root, legendSlot);
 
@@ -83,12 +90,15 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   function render(next) {
     spec = next;
     hoveredCell = null;
+    delete root.dataset.cell;
+    delete root.dataset.value;
     const { rows, cols } = spec;
     const cell = spec.cell || Math.max(8, Math.min(40, Math.floor(480 / Math.max(rows, cols, 1))));
     sizeCanvas(canvas, cols * cell, rows * cell);
     labels(rowLabels, spec.rowLabels || [], cell, false);
     labels(colLabels, spec.colLabels || [], cell, true);
-    corner.textContent = spec.corner || '';
+    colTitle.textContent = axisTitle(spec.colTitle, '→');
+    rowTitle.textContent = axisTitle(spec.rowTitle, '↓');
     legendSlot.replaceChildren(legend(spec.map || 'viridis', spec.min ?? 0, spec.max ?? 1, spec.legendLabel));
     redraw();
   }
@@ -104,6 +114,8 @@ export function createHeatmap(container, { onHoverValue } = {}) {
 
   function clear() {
     hoveredCell = null;
+    delete root.dataset.cell;
+    delete root.dataset.value;
     lit = NOTHING_LIT;
     redraw();
     hover(null, self);
@@ -116,7 +128,12 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     const i = at.r * spec.cols + at.c;
     const masked = spec.mask?.[i];
     const value = spec.values[(spec.offset || 0) + i];
-    const text = `${spec.rowLabels?.[at.r] ?? at.r} → ${spec.colLabels?.[at.c] ?? at.c}: ${masked ? 'masked (−∞ before softmax)' : formatValue(value)}`;
+    const rowLabel = spec.rowLabels?.[at.r] ?? at.r;
+    const colLabel = spec.colLabels?.[at.c] ?? at.c;
+    const [query, key] = spec.transposed ? [colLabel, rowLabel] : [rowLabel, colLabel];
+    const text = `${query} → ${key}: ${masked ? 'masked (−∞ before softmax)' : formatValue(value)}`;
+    root.dataset.cell = `${at.r},${at.c}`;
+    root.dataset.value = masked ? 'masked' : String(value);
     showTooltip(event, text);
     onHoverValue?.(text);
     if (hoveredCell === i) return;
@@ -155,4 +172,41 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   });
 
   return { render, canvas };
+}
+
+/** "query ↓ (source token)": an axis title with the arrow of the way it runs; '' without one. */
+function axisTitle(title, arrow) {
+  return title ? `${title.role} ${arrow} (${title.tokens})` : '';
+}
+
+/**
+ * `spec` with rows and columns swapped: sizes, labels, sides, index mappings, titles, and the
+ * values and mask transposed into new arrays.
+ */
+export function transposed(spec) {
+  const { rows, cols, offset = 0 } = spec;
+  const flip = (matrix, from) => {
+    const out = new matrix.constructor(rows * cols);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) out[c * rows + r] = matrix[from + r * cols + c];
+    }
+    return out;
+  };
+  return {
+    ...spec,
+    rows: cols,
+    cols: rows,
+    values: flip(spec.values, offset),
+    offset: 0,
+    mask: spec.mask ? flip(spec.mask, 0) : null,
+    rowLabels: spec.colLabels,
+    colLabels: spec.rowLabels,
+    rowSide: spec.colSide,
+    colSide: spec.rowSide,
+    rowIndex: spec.colIndex,
+    colIndex: spec.rowIndex,
+    rowTitle: spec.colTitle,
+    colTitle: spec.rowTitle,
+    transposed: !spec.transposed,
+  };
 }

@@ -1,6 +1,6 @@
 // The two masks: the causal mask of the current output, and a padded batch of two sentences
 // whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
-import { axes } from '../attention.js';
+import { AXIS_TITLES, axes } from '../attention.js';
 import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {
@@ -19,7 +19,7 @@ export function createMasks(container) {
   /** The trace's causal mask over the decoder's input tokens. */
   function renderCausal(trace) {
     const mask = trace?.causalMask ?? { rows: 0, cols: 0, hidden: new Uint8Array(0) };
-    const { rowLabels, colLabels, rowSide, colSide } = trace ? axes(trace, 'decoderSelf') : {};
+    const { rowLabels, colLabels, rowSide, colSide, rowTitle, colTitle } = trace ? axes(trace, 'decoderSelf') : {};
     causal.render({
       rows: mask.rows,
       cols: mask.cols,
@@ -29,6 +29,8 @@ export function createMasks(container) {
       colLabels,
       rowSide,
       colSide,
+      rowTitle,
+      colTitle,
       min: 0,
       max: 1,
       cell: 22,
@@ -66,6 +68,7 @@ export function createMasks(container) {
       offset: 0,
       rowLabels: tokens,
       colLabels: tokens,
+      ...AXIS_TITLES.encoderSelf,
       min: 0,
       max: 1,
       cell: Math.max(10, Math.min(22, Math.floor(360 / n))),

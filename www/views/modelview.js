@@ -1,6 +1,18 @@
-// Every layer × head of every kind as thumbnails; click one to focus it.
+// Every layer × head of every kind as thumbnails; click one to focus it. The <s>/</s> key columns
+// can be left out, as in the focused heatmap.
 
-import { KIND_TITLES, KINDS, maskFor, matrixOffset, stackFor } from '../attention.js';
+import {
+  HEAD_SUMMARIES,
+  headStack,
+  KIND_TITLES,
+  KINDS,
+  keepColumns,
+  maskFor,
+  matrixOffset,
+  sinkColumns,
+  stackFor,
+  withoutSinks,
+} from '../attention.js';
 import { drawMatrix, sizeCanvas } from '../canvas.js';
 
 export function createModelView(container, onSelect) {
@@ -11,7 +23,7 @@ export function createModelView(container, onSelect) {
   grid.append(...slots.values());
   container.replaceChildren(grid);
 
-  function thumbnails(trace, selection, kind) {
+  function thumbnails(trace, selection, kind, special, analysis) {
     const stack = stackFor(trace, kind);
     const wrap = document.createElement('div');
     const title = document.createElement('h3');
@@ -27,26 +39,30 @@ export function createModelView(container, onSelect) {
       group.append(none);
       return wrap;
     }
-    group.style.gridTemplateColumns = `auto repeat(${stack.heads}, auto)`;
+    // The real heads, then the mean and max over them (from the trace's analysis, when there is one).
+    const heads = [...Array(stack.heads).keys(), ...(analysis ? Object.keys(HEAD_SUMMARIES) : [])];
+    group.style.gridTemplateColumns = `auto repeat(${heads.length}, auto)`;
     group.append(document.createElement('span'));
-    for (let h = 0; h < stack.heads; h++) {
+    for (const h of heads) {
       const label = document.createElement('span');
       label.className = 'axis-label';
-      label.textContent = `head ${h}`;
+      label.textContent = Number.isInteger(h) ? `head ${h}` : h;
       group.append(label);
     }
     const size = 64;
     const mask = maskFor(trace, kind); // the same for every head
+    const sinks = special ? sinkColumns(trace, kind, special) : [];
     for (let l = 0; l < stack.layers; l++) {
       const label = document.createElement('span');
       label.className = 'axis-label';
       label.textContent = `layer ${l}`;
       group.append(label);
-      for (let h = 0; h < stack.heads; h++) {
+      for (const h of heads) {
         const button = document.createElement('button');
         button.type = 'button';
         button.className = 'thumb';
-        button.title = `${KIND_TITLES[kind]}, layer ${l}, head ${h}`;
+        const drawn = headStack(trace, kind, analysis, h);
+        button.title = `${KIND_TITLES[kind]}, layer ${l}, ${drawn.label}`;
         button.dataset.kind = kind;
         button.dataset.layer = l;
         button.dataset.head = h;
@@ -59,21 +75,16 @@ export function createModelView(container, onSelect) {
           canvas = document.createElement('canvas');
           canvases.set(key, canvas);
         }
-        const scale = size / Math.max(stack.queries, stack.keys);
-        const cssWidth = Math.max(4, Math.round(stack.keys * scale));
-        const cssHeight = Math.max(4, Math.round(stack.queries * scale));
+        const matrix = thumbnailMatrix(drawn.stack, l, drawn.head, mask, sinks);
+        const scale = size / Math.max(matrix.rows, matrix.cols);
+        const cssWidth = Math.max(4, Math.round(matrix.cols * scale));
+        const cssHeight = Math.max(4, Math.round(matrix.rows * scale));
         const sized = `${cssWidth}x${cssHeight}@${window.devicePixelRatio || 1}`;
         if (canvas.dataset.size !== sized) {
           sizeCanvas(canvas, cssWidth, cssHeight);
           canvas.dataset.size = sized;
         }
-        drawMatrix(canvas, {
-          rows: stack.queries,
-          cols: stack.keys,
-          values: stack.data,
-          offset: matrixOffset(stack, l, h),
-          mask,
-        });
+        drawMatrix(canvas, matrix);
         button.append(canvas);
         button.addEventListener('click', () => onSelect({ kind, layer: l, head: h }));
         group.append(button);
@@ -82,9 +93,20 @@ export function createModelView(container, onSelect) {
     return wrap;
   }
 
-  // One kind's thumbnails (the page draws the three kinds in separate tasks).
-  function renderKind(trace, selection, kind) {
-    slots.get(kind).replaceChildren(thumbnails(trace, selection, kind));
+  // One kind's thumbnails (the page draws the three kinds in separate tasks). `special`: the
+  // config's { bosId, eosId } to leave those key columns out, or null; `analysis`: the trace's
+  // (www/wire.js analysis), for a mean and a max column, or null.
+  function renderKind(trace, selection, kind, special = null, analysis = null) {
+    slots.get(kind).replaceChildren(thumbnails(trace, selection, kind, special, analysis));
   }
   return { renderKind };
+}
+
+/** One head's matrix for drawMatrix, without the `sinks` key columns (rows renormalised) if any. */
+function thumbnailMatrix(stack, layer, head, mask, sinks) {
+  const { queries: rows, keys: cols } = stack;
+  const offset = matrixOffset(stack, layer, head);
+  if (!sinks.length) return { rows, cols, values: stack.data, offset, mask };
+  const pruned = withoutSinks(stack.data.subarray(offset, offset + rows * cols), rows, cols, sinks);
+  return { rows, cols: pruned.keep.length, values: pruned.values, mask: mask && keepColumns(mask, rows, cols, pruned.keep) };
 }

@@ -31,11 +31,14 @@ export function createStages(container) {
   status.className = 'muted';
   container.replaceChildren(status, grid, summary);
 
-  /** `stages`: the focused head's stages from the same answer as `trace`, or null. */
-  function render(stages, trace) {
-    if (!stages) {
+  /**
+   * `stages`: the focused head's stages from the same answer as `trace`, or null; `note`: shown
+   * instead of them when the page focuses no single head (the mean or max over heads).
+   */
+  function render(stages, trace, note = '') {
+    if (!stages || note) {
       delete container.dataset.kind;
-      status.textContent = 'Decode at least one token to see decoder attention stages.';
+      status.textContent = note || 'Decode at least one token to see decoder attention stages.';
       grid.hidden = true;
       summary.replaceChildren();
       return;

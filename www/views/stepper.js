@@ -1,6 +1,6 @@
 // The decoding stepper: each produced token with the cross-attention row that produced it
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
-import { matrixOffset, producedBy } from '../attention.js';
+import { headStack, matrixOffset, producedBy } from '../attention.js';
 import { hover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
@@ -64,7 +64,8 @@ function slotAt(layout, offsetX) {
 
 export function createStepper(container, onForce) {
   let observer = null;
-  function render(trace, selection) {
+  /** `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null. */
+  function render(trace, selection, analysis = null) {
     const list = document.createElement('div');
     list.className = 'step-list';
     if (!trace?.steps.length) {
@@ -75,12 +76,11 @@ export function createStepper(container, onForce) {
       container.replaceChildren(none);
       return;
     }
-    const cross = trace.crossAttention;
+    const { stack: cross, head, label } = headStack(trace, 'cross', analysis, selection.head);
     const layer = Math.min(selection.layer, cross.layers - 1);
-    const head = Math.min(selection.head, cross.heads - 1);
     const caption = document.createElement('p');
     caption.className = 'muted';
-    caption.textContent = `Bars: cross-attention of layer ${layer}, head ${head} (choose another layer or head above).`;
+    caption.textContent = `Bars: cross-attention of layer ${layer}, ${label} (choose another layer or head above). Click a row's token to explain it in the attribution view.`;
     const layout = barLayout(trace.srcTokens);
     const rowOffset = (i) => matrixOffset(cross, layer, head) + i * cross.keys; // step i's row
     observer?.disconnect();

@@ -1,0 +1,218 @@
+// Attribution of one output token over the source, three ways side by side: occlusion (how much
+// log p of the token drops when a source token becomes <unk>), the last decoder layer's
+// cross-attention (mean over heads), and the attention rollout. Where they disagree, attention
+// was not the explanation.
+//
+// Occlusion costs a decoder pass per source token, so the worker is asked only while this view
+// is on screen, once per trace and output token; `data-ready` says it shows the current one.
+import { producedBy } from '../attention.js';
+import { hover, hoveredOn, onHover } from '../bus.js';
+import { formatValue } from '../canvas.js';
+
+const MEASURES = [
+  ['occlusion', 'occlusion: Δ log p when the token is <unk>', true],
+  ['attention', 'cross-attention (last layer, mean over heads)', false],
+  ['rollout', 'attention rollout', false],
+];
+
+export const DISAGREEMENT =
+  'Attention is not explanation: where the bars disagree, the model relied on tokens it did not look at (or the other way round).';
+
+/** `fetch(row)`: resolves to the worker's attribution of decoder row `row`, or null when stale. */
+export function createAttribution(container, { fetch }) {
+  const controls = document.createElement('div');
+  controls.className = 'row';
+  const pickLabel = document.createElement('label');
+  pickLabel.textContent = 'Output token';
+  const rowSelect = document.createElement('select');
+  pickLabel.append(' ', rowSelect);
+  const hint = document.createElement('span');
+  hint.className = 'muted';
+  hint.textContent = 'or click an output token above, or a row of the stepper';
+  controls.append(pickLabel, hint);
+  const status = document.createElement('p');
+  status.className = 'muted';
+  const grid = document.createElement('div');
+  grid.className = 'attr-grid';
+  const scroll = document.createElement('div');
+  scroll.className = 'attr-scroll';
+  scroll.append(grid);
+  const spearman = document.createElement('p');
+  spearman.className = 'attr-spearman';
+  const note = document.createElement('p');
+  note.className = 'explain';
+  note.textContent = DISAGREEMENT;
+  container.replaceChildren(controls, status, scroll, spearman, note);
+
+  let trace = null;
+  let row = 0;
+  let shownFor = null; // { trace, row } of the attribution on screen
+  let askedFor = null; // { trace, row } of the request in flight
+  let ticket = 0;
+  let visible = false;
+  let headerCells = [];
+
+  const rows = () => trace?.decoderSelfAttention.queries ?? 0;
+
+  function setReady(ready) {
+    container.dataset.ready = String(ready);
+    container.dataset.row = String(row);
+  }
+
+  function fillRowSelect() {
+    rowSelect.replaceChildren(
+      ...Array.from({ length: rows() }, (_, i) => {
+        const option = document.createElement('option');
+        option.value = String(i);
+        option.textContent = `${i + 1}: ${trace.tgtTokens[producedBy(i)]}`;
+        return option;
+      }),
+    );
+    rowSelect.value = String(row);
+  }
+
+  /** Ask the worker for the current row unless it is on screen already (or asked for). */
+  async function load() {
+    if (!trace || !visible || !rows()) return;
+    const same = (what) => what?.trace === trace && what.row === row;
+    if (same(shownFor) || same(askedFor)) return;
+    const asked = { trace, row };
+    askedFor = asked;
+    const mine = ++ticket;
+    setReady(false);
+    status.textContent = `Occluding each source token in turn for “${trace.tgtTokens[producedBy(row)]}”…`;
+    let result;
+    try {
+      result = await fetch(row);
+    } catch (error) {
+      if (mine === ticket) status.textContent = `The attribution failed: ${error.message}`;
+      return;
+    } finally {
+      if (mine === ticket) askedFor = null;
+    }
+    // Null: a newer sentence is on its way, and its render asks again.
+    if (mine !== ticket || !result) return;
+    shownFor = asked;
+    draw(asked.trace, result);
+    setReady(true);
+  }
+
+  function cell(className, text) {
+    const el = document.createElement('div');
+    el.className = className;
+    el.textContent = text;
+    return el;
+  }
+
+  function draw(shownTrace, attribution) {
+    const tokens = shownTrace.srcTokens;
+    status.textContent = `Why the model wrote “${attribution.token}” (output token ${attribution.row + 1}): for each source token, how much it mattered, three ways. Bars are scaled to each row's largest magnitude.`;
+    grid.style.gridTemplateColumns = `minmax(9em, max-content) repeat(${tokens.length}, minmax(46px, max-content))`;
+    headerCells = tokens.map((token, j) => {
+      const el = cell('attr-token token', token);
+      el.dataset.index = j;
+      return el;
+    });
+    const children = [cell('attr-label', 'source token'), ...headerCells];
+    for (const [key, label, signed] of MEASURES) {
+      const values = attribution[key];
+      let scale = 0;
+      for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
+      children.push(cell('attr-label', label));
+      values.forEach((v, j) => {
+        const el = document.createElement('div');
+        el.className = 'attr-cell';
+        el.dataset.measure = key;
+        el.dataset.index = j;
+        el.dataset.value = String(v);
+        const bar = document.createElement('div');
+        bar.className = signed ? 'attr-bar signed' : 'attr-bar';
+        const fill = document.createElement('i');
+        const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
+        fill.style.height = `${(signed ? 50 : 100) * share}%`;
+        if (v < 0) fill.className = 'negative';
+        bar.append(fill);
+        const number = document.createElement('span');
+        number.className = 'attr-value';
+        number.textContent = formatValue(v);
+        el.title = `${key} of “${tokens[j]}”: ${v}`;
+        el.append(bar, number);
+        children.push(el);
+      });
+    }
+    grid.replaceChildren(...children);
+    spearman.replaceChildren(
+      rho('spearman-attention', 'ρ(occlusion, attention)', attribution.spearmanAttention),
+      document.createTextNode(' · '),
+      rho('spearman-rollout', 'ρ(occlusion, rollout)', attribution.spearmanRollout),
+      document.createTextNode(' (Spearman rank correlation: 1 = the same ranking of the source tokens, 0 = unrelated)'),
+    );
+  }
+
+  function rho(id, label, value) {
+    const el = document.createElement('span');
+    el.dataset.coefficient = id;
+    el.dataset.value = String(value);
+    el.textContent = `${label} = ${value.toFixed(3)}`;
+    return el;
+  }
+
+  /** Show `next` (a trace): keeps the picked output token while the new trace has it. */
+  function render(next) {
+    trace = next;
+    row = Math.max(0, Math.min(row, rows() - 1));
+    fillRowSelect();
+    const empty = !rows();
+    scroll.hidden = empty;
+    spearman.hidden = empty;
+    if (empty) {
+      status.textContent = trace ? 'Decode at least one token to see what produced it.' : '';
+      shownFor = null;
+      setReady(Boolean(trace));
+      return;
+    }
+    refresh();
+  }
+
+  /** Mark the view out of date unless it shows the current trace and row, and ask for them. */
+  function refresh() {
+    if (shownFor?.trace !== trace || shownFor.row !== row) {
+      setReady(false);
+      if (!visible) status.textContent = 'Scroll here to compute the attribution.';
+    }
+    load();
+  }
+
+  /** Explain decoder row `next` (the output token it produced). */
+  function pick(next) {
+    if (!trace || next < 0 || next >= rows()) return;
+    row = next;
+    rowSelect.value = String(row);
+    refresh();
+  }
+
+  rowSelect.addEventListener('change', () => pick(Number(rowSelect.value)));
+
+  new IntersectionObserver(
+    (entries) => {
+      visible = entries.some((entry) => entry.isIntersecting);
+      load();
+    },
+    { rootMargin: '200px 0px' },
+  ).observe(container);
+
+  // A source token here is the same token everywhere else on the page.
+  grid.addEventListener('mouseover', (event) => {
+    const el = event.target.closest?.('[data-index]');
+    if (el) hover([{ side: 'src', index: Number(el.dataset.index) }], 'attribution');
+  });
+  grid.addEventListener('mouseleave', () => hover(null, 'attribution'));
+  onHover((detail) => {
+    const lit = hoveredOn(detail, 'src');
+    headerCells.forEach((el, j) => {
+      el.classList.toggle('lit', lit.has(j));
+    });
+  });
+
+  return { render, pick };
+}

@@ -1,0 +1,248 @@
+// Two decodings side by side, with the focused kind, layer and head for both. A is the sentence
+// above as the page shows it; B is another sentence (prefilled with A's where one word differs,
+// and following it until the person edits it) or A's sentence with its output forced to start with
+// a prefix the person types. B runs in the worker's comparison session. Where both matrices have
+// the same shape, a third heatmap shows B − A on a diverging map; otherwise the view says why not.
+import { axes, headStack, maskFor, matrixOffset } from '../attention.js';
+import { symmetricRange } from '../colormap.js';
+import { createHeatmap } from './heatmap.js';
+
+const DEBOUNCE_MS = 300;
+
+// Word swaps for the prefilled sentence B, tried in this order: the first whose word occurs wins.
+const SWAPS = [
+  ['apples', 'bananas'],
+  ['apple', 'banana'],
+  ['tea', 'coffee'],
+  ['father', 'mother'],
+  ['Friday', 'Monday'],
+  ['Monday', 'Friday'],
+  ['love', 'like'],
+];
+
+/** `text` with one word changed: a known swap, else its last digit moved by one, else `text`. */
+export function oneWordChanged(text) {
+  for (const [word, other] of SWAPS) {
+    const pattern = new RegExp(`\\b${word}\\b`);
+    if (pattern.test(text)) return text.replace(pattern, other);
+  }
+  return text.replace(/\d(?=\D*$)/, (digit) => String((Number(digit) + 1) % 10));
+}
+
+/** `createCompare(container, { call, onError })`: `call` asks the worker, `onError` gets traps. */
+export function createCompare(container, { call, onError }) {
+  const controls = document.createElement('div');
+  controls.className = 'row';
+  const mode = document.createElement('select');
+  mode.className = 'compare-mode';
+  for (const [value, text] of [
+    ['other', 'another sentence'],
+    ['prefix', 'the same sentence, its output forced to start with'],
+  ]) {
+    const option = document.createElement('option');
+    option.value = value;
+    option.textContent = text;
+    mode.append(option);
+  }
+  const modeLabel = document.createElement('label');
+  modeLabel.append('B is ', mode);
+  const textInput = inputBox('compare-text', 'B: a sentence to compare with A');
+  const prefixInput = inputBox('compare-prefix', 'the start of B’s output');
+  prefixInput.hidden = true;
+  const status = document.createElement('span');
+  status.className = 'muted compare-status';
+  controls.append(modeLabel, textInput, prefixInput, status);
+
+  const grid = document.createElement('div');
+  grid.className = 'compare-grid';
+  const hoverValue = document.createElement('p');
+  hoverValue.className = 'hover-value';
+  const onHoverValue = (text) => {
+    hoverValue.textContent = text;
+  };
+  const sides = Object.fromEntries(['a', 'b', 'diff'].map((side) => [side, figure(side, onHoverValue)]));
+  grid.append(...Object.values(sides).map((s) => s.figure));
+  const note = document.createElement('p');
+  note.className = 'explain compare-note';
+  container.replaceChildren(controls, grid, note, hoverValue);
+
+  let context = null; // { trace, selection, text, model, snapshot }: what the page shows now
+  let edited = false; // B's sentence was typed by the person: it no longer follows A's
+  let b = null; // { key, request, answer }: B's latest answer and what it answers
+  let pending = null; // the key of the request the worker is answering
+  let timer = null;
+
+  /** What B is now: the worker request, and a key that also names the weights it needs. */
+  function wanted() {
+    if (!context) return { request: null, key: null };
+    const request = mode.value === 'prefix' ? { text: context.text, prefix: prefixInput.value } : { text: textInput.value };
+    return { request, key: JSON.stringify([request, context.model, context.snapshot]) };
+  }
+
+  function schedule() {
+    clearTimeout(timer);
+    const { key } = wanted();
+    if (!key) return;
+    if (b?.key === key || pending === key) return;
+    timer = setTimeout(decodeB, DEBOUNCE_MS);
+  }
+
+  async function decodeB() {
+    const { request, key } = wanted();
+    if (!key) return;
+    if (!request.text.trim()) {
+      status.textContent = 'Type a sentence for B.';
+      return;
+    }
+    pending = key;
+    status.textContent = 'decoding B…';
+    draw();
+    try {
+      const answer = await call('compare', request);
+      if (wanted().key === key) b = { key, request, answer };
+      status.textContent = '';
+    } catch (error) {
+      if (error.trap) onError(error);
+      else if (wanted().key === key) status.textContent = `B could not be decoded: ${error.message}`;
+    } finally {
+      if (pending === key) pending = null;
+    }
+    draw();
+    schedule();
+  }
+
+  function draw() {
+    if (!context) return;
+    const { trace, selection } = context;
+    const a = headMatrix(trace, selection);
+    const bTrace = b?.answer.trace;
+    const other = bTrace ? headMatrix(bTrace, selection) : null;
+    sides.a.output.textContent = `“${context.text}” → ${trace.output}`;
+    sides.b.output.textContent = b ? describeB(b.request, bTrace) : '…';
+    const cell = Math.max(6, Math.min(22, Math.floor(260 / Math.max(a?.rows || 1, a?.cols || 1, other?.rows || 1, other?.cols || 1))));
+    sides.a.heatmap.render(a ? { ...a, cell } : nothing());
+    // B's tokens are not on the page's token lines: its axes light nothing there.
+    sides.b.heatmap.render(other ? { ...other, rowSide: null, colSide: null, cell } : nothing());
+    const why = differenceMissing(a, other);
+    note.textContent = why;
+    sides.diff.figure.hidden = Boolean(why);
+    if (!why) sides.diff.heatmap.render({ ...difference(a, other), cell });
+    container.dataset.ready = String(Boolean(b) && b.key === wanted().key);
+  }
+
+  /** Draw A and B with the page's `trace` and `selection`; `page`: { text, model, snapshot }. */
+  function render(trace, selection, page) {
+    if (!trace) {
+      context = null;
+      clearTimeout(timer);
+      container.dataset.ready = 'false';
+      return;
+    }
+    if (context?.model !== page.model) {
+      edited = false;
+      b = null;
+    }
+    context = { trace, selection, ...page };
+    if (!edited) textInput.value = oneWordChanged(page.text);
+    draw();
+    schedule();
+  }
+
+  textInput.addEventListener('input', () => {
+    edited = true;
+    schedule();
+  });
+  prefixInput.addEventListener('input', schedule);
+  mode.addEventListener('change', () => {
+    textInput.hidden = mode.value === 'prefix';
+    prefixInput.hidden = mode.value !== 'prefix';
+    if (context) draw();
+    schedule();
+  });
+
+  return { render };
+}
+
+function inputBox(className, placeholder) {
+  const input = document.createElement('input');
+  input.type = 'text';
+  input.className = className;
+  input.placeholder = placeholder;
+  input.spellcheck = false;
+  input.autocomplete = 'off';
+  return input;
+}
+
+/** One side: a figure with its caption (the side's name and output) and a heatmap. */
+function figure(side, onHoverValue) {
+  const el = document.createElement('figure');
+  el.dataset.side = side;
+  const caption = document.createElement('figcaption');
+  const name = document.createElement('strong');
+  name.textContent = { a: 'A: ', b: 'B: ', diff: 'B − A' }[side];
+  const output = document.createElement('span');
+  output.className = 'compare-output';
+  caption.append(name, output);
+  const slot = document.createElement('div');
+  el.append(caption, slot);
+  return { figure: el, output, heatmap: createHeatmap(slot, { onHoverValue }) };
+}
+
+function describeB(request, trace) {
+  const forced = request.prefix != null ? ` (output forced to start with “${request.prefix}”)` : '';
+  return `“${request.text}”${forced} → ${trace.output}`;
+}
+
+const nothing = () => ({ rows: 0, cols: 0, values: new Float32Array(0) });
+
+/** The selected head's matrix of `trace` as a heatmap spec (values [rows, cols]), or null. */
+function headMatrix(trace, selection) {
+  const { kind } = selection;
+  const { stack, head, label } = headStack(trace, kind, null, selection.head);
+  if (!stack?.queries) return null;
+  const layer = Math.min(selection.layer, stack.layers - 1);
+  const { queries: rows, keys: cols } = stack;
+  const offset = matrixOffset(stack, layer, head);
+  return {
+    ...axes(trace, kind),
+    rows,
+    cols,
+    values: stack.data.subarray(offset, offset + rows * cols),
+    mask: maskFor(trace, kind),
+    min: 0,
+    max: 1,
+    legendLabel: `attention weight (layer ${layer}, ${label})`,
+  };
+}
+
+/** Why no B − A can be drawn, or '' when it can. */
+function differenceMissing(a, b) {
+  if (!a || !b) return a ? 'No difference yet: B is being decoded.' : 'Nothing decoded yet for this kind of attention.';
+  if (a.rows === b.rows && a.cols === b.cols) return '';
+  return `No difference shown: A's matrix is ${a.rows} × ${a.cols} and B's is ${b.rows} × ${b.cols} (rows × columns). A cell-by-cell difference needs the same shape: the same number of source tokens, and for the decoder's attention outputs of the same length.`;
+}
+
+/** B − A cell by cell (same shape), on a diverging map symmetric around 0. */
+function difference(a, b) {
+  const values = new Float64Array(a.rows * a.cols);
+  const mask = a.mask || b.mask ? new Uint8Array(values.length) : null;
+  for (let i = 0; i < values.length; i++) {
+    values[i] = b.values[i] - a.values[i];
+    if (mask) mask[i] = a.mask?.[i] || b.mask?.[i] ? 1 : 0;
+  }
+  const [min, max] = symmetricRange(values, mask);
+  const label = (x, y) => (x === y ? x : `${x} / ${y}`);
+  return {
+    ...a,
+    values,
+    mask,
+    rowLabels: a.rowLabels.map((x, i) => label(x, b.rowLabels[i])),
+    colLabels: a.colLabels.map((x, j) => label(x, b.colLabels[j])),
+    rowSide: null,
+    colSide: null,
+    map: 'rdbu',
+    min,
+    max,
+    legendLabel: 'B − A (blue: B attends more, red: A does)',
+  };
+}
