@@ -48,12 +48,7 @@ fn tiny_two_letter_model(seed: u64) -> ModelFolder {
     let src = build_tokenizer(Granularity::Words, common::TINY_TEXTS, 1).unwrap();
     let tgt = build_tokenizer(Granularity::Characters, ["ab", "ba"], 1).unwrap();
     let mut config = ModelConfig::en_zh(src.vocab_size(), tgt.vocab_size());
-    config.d_model = 16;
-    config.n_heads = 2;
-    config.n_encoder_layers = 1;
-    config.n_decoder_layers = 2;
-    config.d_ff = 16;
-    config.max_len = 5;
+    common::resize(&mut config, [16, 2, 1, 2, 16, 5]);
     ModelFolder {
         config: config.to_json().unwrap().into_bytes(),
         weights: common::random_weights(&config, seed),

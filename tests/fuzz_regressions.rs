@@ -111,12 +111,7 @@ fn tokenizer_regressions() {
 fn write_tiny_model() {
     let mut folder = common::tiny_model(true, 7);
     let mut config: ModelConfig = serde_json::from_slice(&folder.config).unwrap();
-    config.d_model = 8;
-    config.n_heads = 2;
-    config.n_encoder_layers = 1;
-    config.n_decoder_layers = 1;
-    config.d_ff = 8;
-    config.max_len = 8;
+    common::resize(&mut config, [8, 2, 1, 1, 8, 8]);
     folder.config = config.to_json().unwrap().into_bytes();
     folder.weights = common::random_weights(&config, 7);
     let dir = common::repo().join("fuzz/initial/tiny");

@@ -39,6 +39,17 @@ pub const TINY_TEXTS: [&str; 3] = [
     "We eat noodles every day.",
 ];
 
+/// Set `[d_model, n_heads, n_encoder_layers, n_decoder_layers, d_ff, max_len]`.
+pub fn resize(config: &mut ModelConfig, sizes: [usize; 6]) {
+    let [d_model, n_heads, encoder, decoder, d_ff, max_len] = sizes;
+    config.d_model = d_model;
+    config.n_heads = n_heads;
+    config.n_encoder_layers = encoder;
+    config.n_decoder_layers = decoder;
+    config.d_ff = d_ff;
+    config.max_len = max_len;
+}
+
 /// A small randomly initialised model (pre-norm or post-norm) saved to bytes as a real folder.
 pub fn tiny_model(norm_first: bool, seed: u64) -> ModelFolder {
     let src = build_tokenizer(Granularity::Words, TINY_TEXTS, 1).unwrap();
@@ -50,12 +61,7 @@ pub fn tiny_model(norm_first: bool, seed: u64) -> ModelFolder {
     .unwrap();
     let mut config = ModelConfig::en_zh(src.vocab_size(), tgt.vocab_size());
     config.name = format!("tiny-{}", if norm_first { "pre" } else { "post" });
-    config.d_model = 16;
-    config.n_heads = 4;
-    config.n_encoder_layers = 2;
-    config.n_decoder_layers = 2;
-    config.d_ff = 24;
-    config.max_len = 12;
+    resize(&mut config, [16, 4, 2, 2, 24, 12]);
     config.norm_first = norm_first;
     ModelFolder {
         config: config.to_json().unwrap().into_bytes(),
