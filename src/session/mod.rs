@@ -5,6 +5,7 @@
 //! `into_data_async` only, so the same code runs on the CPU and on WebGPU in a browser.
 //! Each step reads back one flat tensor (logits and every attention row together).
 
+mod answer;
 mod attribution;
 mod batch;
 mod beam;
@@ -12,6 +13,7 @@ mod readback;
 mod source;
 mod stages;
 
+pub use answer::Answer;
 pub use attribution::Attribution;
 pub use batch::PaddedBatch;
 pub use beam::{length_penalty, BeamFinal, BeamNode, BeamSearch, MAX_BEAM_WIDTH};
@@ -29,39 +31,6 @@ use crate::positional::PositionalTable;
 use crate::sampling::{next_token, probabilities, top_k, Rng, Sampling};
 use crate::tokenizer::visible;
 use crate::trace::{AttentionStack, Candidate, Started, Step, Trace};
-
-/// What every call that changes the sentence answers, on the page and in `attnscope trace
-/// --json` alike: the whole trace, and the focused head's stages when asked for.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Answer<'a> {
-    /// The trace so far.
-    pub trace: &'a Trace,
-    /// The focused head's stages (`None` when no head is focused or its kind has no row yet).
-    pub stages: Option<HeadStages>,
-    /// Mean and max over heads, rollout, source attribution (CLI `--analysis`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub analysis: Option<crate::analysis::Analysis>,
-    /// The beam search that chose the output (CLI `--beam`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub beam: Option<BeamSearch>,
-    /// One output token's occlusion attribution (CLI `--attribution`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub attribution: Option<Attribution>,
-}
-
-impl<'a> Answer<'a> {
-    /// The trace and the focused head's stages, nothing else.
-    pub fn new(trace: &'a Trace, stages: Option<HeadStages>) -> Self {
-        Self {
-            trace,
-            stages,
-            analysis: None,
-            beam: None,
-            attribution: None,
-        }
-    }
-}
 
 /// How many candidates each step reports.
 const CANDIDATES: usize = 5;
