@@ -1,5 +1,6 @@
 // Drawing matrices through ImageData at device-pixel resolution: crisp at any devicePixelRatio.
 import { MAPS } from './colormap.js';
+import { el } from './dom.js';
 
 /** Size a canvas for `cssWidth × cssHeight` CSS pixels; returns the device-pixel ratio used. */
 export function sizeCanvas(canvas, cssWidth, cssHeight) {
@@ -86,7 +87,7 @@ function cellCanvas(cols, rows) {
   let c = scratch.get(key);
   if (!c) {
     if (scratch.size > 64) scratch.clear();
-    c = document.createElement('canvas');
+    c = el('canvas');
     c.width = cols;
     c.height = rows;
     scratch.set(key, c);
@@ -96,21 +97,19 @@ function cellCanvas(cols, rows) {
 
 /** A horizontal colour bar with its end labels. */
 export function legend(map, min, max, label) {
-  const wrap = document.createElement('div');
-  wrap.className = 'legend';
-  const lo = document.createElement('span');
-  lo.textContent = formatValue(min);
-  const canvas = document.createElement('canvas');
+  const canvas = el('canvas');
   sizeCanvas(canvas, 120, 10);
   const steps = 120;
   const values = new Float32Array(steps).map((_, i) => min + ((max - min) * i) / (steps - 1));
   drawMatrix(canvas, { rows: 1, cols: steps, values, map, min, max });
-  const hi = document.createElement('span');
-  hi.textContent = formatValue(max);
-  const text = document.createElement('span');
-  text.textContent = label || '';
-  wrap.append(lo, canvas, hi, text);
-  return wrap;
+  return el(
+    'div',
+    { className: 'legend' },
+    el('span', { text: formatValue(min) }),
+    canvas,
+    el('span', { text: formatValue(max) }),
+    el('span', { text: label || '' }),
+  );
 }
 
 export function formatValue(v) {

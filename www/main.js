@@ -7,6 +7,7 @@
 // weights, and the answer redraws every view as any other does.
 import { isSummaryHead, KINDS, parseHead } from './attention.js';
 import { createClient } from './client.js';
+import { el, option } from './dom.js';
 import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
 import { createAttribution } from './views/attribution.js';
 import { createBeamTree, pathIds } from './views/beamtree.js';
@@ -56,10 +57,10 @@ const call = (type, args) => client.call(type, args);
 // Messages, progress, backend
 
 function showMessage(text, kind = 'error') {
-  const el = $('message');
-  el.textContent = text;
-  el.className = `message ${kind === 'info' ? 'info' : ''}`;
-  el.hidden = !text;
+  const box = $('message');
+  box.textContent = text;
+  box.className = `message ${kind === 'info' ? 'info' : ''}`;
+  box.hidden = !text;
 }
 
 function clearMessage() {
@@ -116,14 +117,7 @@ const attribution = createAttribution($('attribution'), {
 });
 
 function fillSelect(select, count, value, extra = []) {
-  select.replaceChildren(
-    ...[...Array.from({ length: count }, (_, i) => String(i)), ...extra].map((text) => {
-      const option = document.createElement('option');
-      option.value = text;
-      option.textContent = text;
-      return option;
-    }),
-  );
+  select.replaceChildren(...[...Array.from({ length: count }, (_, i) => String(i)), ...extra].map((text) => option(text)));
   select.value = String(value);
 }
 
@@ -266,27 +260,25 @@ function markSnapshot() {
 }
 
 function renderTruncation(trace) {
-  const el = $('truncation');
+  const target = $('truncation');
   const cut = trace?.truncation;
   if (!cut) {
-    el.hidden = true;
-    el.replaceChildren();
+    target.hidden = true;
+    target.replaceChildren();
     return;
   }
   const text = $('source-input').value;
   const chars = [...text];
   const kept = chars.slice(Math.max(0, cut.cutAtChar - 40), cut.cutAtChar).join('');
   const dropped = chars.slice(cut.cutAtChar, cut.cutAtChar + 40).join('');
-  const head = document.createElement('span');
-  head.textContent = `The input is ${cut.totalTokens} tokens; this model reads at most ${cut.keptTokens} (+ </s>), so it was cut at character ${cut.cutAtChar}: …${kept}`;
-  const mark = document.createElement('span');
-  mark.className = 'mark';
-  mark.textContent = ' ✂ ';
-  const rest = document.createElement('span');
-  rest.className = 'cut';
-  rest.textContent = `${dropped}…`;
-  el.replaceChildren(head, mark, rest);
-  el.hidden = false;
+  target.replaceChildren(
+    el('span', {
+      text: `The input is ${cut.totalTokens} tokens; this model reads at most ${cut.keptTokens} (+ </s>), so it was cut at character ${cut.cutAtChar}: …${kept}`,
+    }),
+    el('span', { className: 'mark', text: ' ✂ ' }),
+    el('span', { className: 'cut', text: `${dropped}…` }),
+  );
+  target.hidden = false;
 }
 
 function renderStepButtons() {
@@ -570,14 +562,7 @@ async function main() {
     return;
   }
   state.models = index.models;
-  $('model-select').replaceChildren(
-    ...index.models.map((m) => {
-      const option = document.createElement('option');
-      option.value = m.name;
-      option.textContent = m.name;
-      return option;
-    }),
-  );
+  $('model-select').replaceChildren(...index.models.map((m) => option(m.name)));
   const params = new URLSearchParams(location.search);
   const wanted = params.get('model') || index.default;
   const first = index.models.find((m) => m.name === wanted) || index.models[0];
@@ -612,7 +597,7 @@ async function main() {
   $('kind-select').addEventListener('change', (e) => select({ kind: e.target.value }));
   $('layer-select').addEventListener('change', (e) => select({ layer: Number(e.target.value) }));
   $('head-select').addEventListener('change', (e) => select({ head: parseHead(e.target.value) }));
-  for (const el of document.querySelectorAll('input[name=headview-mode]')) el.addEventListener('change', () => renderAll());
+  for (const radio of document.querySelectorAll('input[name=headview-mode]')) radio.addEventListener('change', () => renderAll());
   $('hide-sinks').addEventListener('change', (e) => {
     state.hideSinks = e.target.checked;
     renderAll();

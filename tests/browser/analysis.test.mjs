@@ -3,20 +3,29 @@
 // independent computation from the trace.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ARTIFACTS, canvasColours, openPage, startServer, typeText, waitOutput, waitReady, waitSettled } from './harness.mjs';
+import { test } from 'node:test';
+import {
+  ARTIFACTS,
+  canvasColours,
+  heatmapPixels,
+  servePage,
+  shownOutput,
+  translate,
+  typeSettled,
+  typeText,
+  waitOutput,
+  waitReady,
+  withPage,
+} from './harness.mjs';
 
-let server;
-let origin;
-before(async () => ({ server, origin } = await startServer()));
-after(() => server.close());
+const site = servePage();
 
 const APPLES = 'I love eating apples.';
 const GREEDY = '我爱吃苹果。';
 const HELD_OUT = 'The box is heavy.';
 const shot = (name) => `${ARTIFACTS}screenshots/${name}.png`;
 const outputChips = (page) => page.locator('#output-tokens .token').allTextContents();
-const heatmapPixels = (page) => page.evaluate(() => document.querySelector('#focus-heatmap canvas.matrix').toDataURL());
+const showApples = (page) => translate(page, APPLES, GREEDY);
 
 /** Set a number input the way a person would, and say so (`change`). */
 async function setNumber(page, selector, value) {
@@ -57,20 +66,16 @@ async function waitAttribution(page, row, timeout = 60_000) {
   );
 }
 
-test('beam search: width 1 is greedy; width 4 draws the tree and ranks; a click shows any hypothesis', { timeout: 240_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
-    await waitReady(page);
-    await typeText(page, APPLES);
-    await waitSettled(page);
-    await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
+test('beam search: width 1 is greedy; width 4 draws the tree and ranks; a click shows any hypothesis', { timeout: 240_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+    await showApples(page);
 
     // (a) Width 1 keeps only the best token at every step: greedy decoding.
     await page.selectOption('#sampling-select', 'beam');
     await waitBeam(page, 4);
     await setNumber(page, '#beam-width', 1);
     const narrow = await waitBeam(page, 1);
-    assert.equal(await page.evaluate(() => document.body.dataset.output), GREEDY);
+    assert.equal(await shownOutput(page), GREEDY);
     assert.deepEqual(narrow.finals[0].tokens, (await outputChips(page)).slice(1));
 
     // (b) Width 4: the tree, its pruned nodes, and the ranking whose best is the output line.
@@ -116,18 +121,12 @@ test('beam search: width 1 is greedy; width 4 draws the tree and ranks; a click 
     await waitBeam(page, 4);
     await page.locator('#beam-panel').screenshot({ path: shot('beam-tree-heldout') });
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
-test('mean and max over heads: selector, focused heatmap, model view, stages note', { timeout: 120_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
-    await waitReady(page);
-    await typeText(page, APPLES);
-    await waitSettled(page);
-    await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
+test('mean and max over heads: selector, focused heatmap, model view, stages note', { timeout: 120_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+    await showApples(page);
     const heads = await page.evaluate(() => window.__attnscope.state.config.nHeads);
     assert.deepEqual(await page.locator('#head-select option').evaluateAll((options) => options.map((o) => o.value)), [
       ...Array.from({ length: heads }, (_, h) => String(h)),
@@ -184,18 +183,12 @@ test('mean and max over heads: selector, focused heatmap, model view, stages not
     await page.selectOption('#head-select', '1');
     await page.waitForFunction(() => document.body.dataset.ready === 'true' && document.getElementById('stages').dataset.kind === 'cross');
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
-test('attribution: occlusion, attention and rollout per source token, as the worker computes them', { timeout: 120_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
-    await waitReady(page);
-    await typeText(page, APPLES);
-    await waitSettled(page);
-    await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
+test('attribution: occlusion, attention and rollout per source token, as the worker computes them', { timeout: 120_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+    await showApples(page);
     const source = await page.evaluate(() => window.__attnscope.state.trace.srcTokens);
 
     /** The view's numbers for decoder row `row` equal a direct worker call's. */
@@ -245,15 +238,12 @@ test('attribution: occlusion, attention and rollout per source token, as the wor
     await page.locator('#stepper .step-row').nth(1).locator('.new-token').click();
     await checkRow(1);
 
-    await typeText(page, HELD_OUT);
-    await waitSettled(page);
+    await typeSettled(page, HELD_OUT);
     await waitAttribution(page, 1);
     await page.locator('#attribution').screenshot({ path: shot('attribution-heldout') });
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
 /** The rollout recomputed from the trace (Abnar & Zuidema), against the page's analysis. */
 function checkRollout(page) {
@@ -298,13 +288,9 @@ function checkRollout(page) {
   });
 }
 
-test('rollout: the encoder rollout and the source attribution, on en-zh and date-iso', { timeout: 180_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
-    await waitReady(page);
-    await typeText(page, APPLES);
-    await waitSettled(page);
-    await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
+test('rollout: the encoder rollout and the source attribution, on en-zh and date-iso', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+    await showApples(page);
     const encoder = '#rollout [data-plot=encoder-rollout] canvas.matrix';
     const source = '#rollout [data-plot=source-attribution] canvas.matrix';
 
@@ -342,7 +328,5 @@ test('rollout: the encoder rollout and the source attribution, on en-zh and date
     await waitReady(page);
     await checkModel('date-iso');
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);

@@ -1,13 +1,10 @@
 // Reading the heatmaps: two sentences compared cell by cell (B − A), the <s>/</s> attention sinks
 // left out with every row renormalised, and the focused heatmap transposed (en-zh, CPU).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ARTIFACTS, openPage, startServer, waitOutput, waitReady } from './harness.mjs';
+import { test } from 'node:test';
+import { ARTIFACTS, servePage, waitOutput, waitReady, withPage } from './harness.mjs';
 
-let server;
-let origin;
-before(async () => ({ server, origin } = await startServer()));
-after(() => server.close());
+const site = servePage();
 
 const A_TEXT = 'I love eating apples.';
 const B_TEXT = 'I love eating bananas.';
@@ -47,9 +44,8 @@ function focusAxes(page) {
   });
 }
 
-test('compare two sentences, leave out the attention sinks, transpose the focused heatmap', { timeout: 180_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
+test('compare two sentences, leave out the attention sinks, transpose the focused heatmap', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
     await waitReady(page);
     await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
 
@@ -152,7 +148,5 @@ test('compare two sentences, leave out the attention sinks, transpose the focuse
     await page.click('#focus-heatmap button.transpose');
     assert.deepEqual(await focusAxes(page), before, 'transposing twice gives the heatmap back');
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);

@@ -2,6 +2,7 @@
 // (headless, WebGPU through SwiftShader), record CSP violations and any request off the origin.
 
 import { mkdirSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../../scripts/serve.mjs';
 
@@ -29,8 +30,39 @@ export async function startServer() {
   return { server, origin: `http://127.0.0.1:${port}` };
 }
 
-export async function openPage(origin, query = '') {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: CHROMIUM_ARGS });
+/** The page served for one test file: `site.origin` is set before its first test, the server closed after the last. */
+export function servePage() {
+  const site = { server: null, origin: null };
+  before(async () => Object.assign(site, await startServer()));
+  after(() => site.server.close());
+  return site;
+}
+
+/** Debian's Chromium with `args` (the harness's by default). */
+export function launchChromium(args = CHROMIUM_ARGS) {
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args });
+}
+
+/** `body(browser)` with Chromium launched with `args`; the browser is closed after, whatever happens. */
+export async function withBrowser(body, args = CHROMIUM_ARGS) {
+  const browser = await launchChromium(args);
+  try {
+    return await body(browser);
+  } finally {
+    await browser.close();
+  }
+}
+
+/**
+ * `body(opened)` with a page of a fresh browser opened at `origin/query`, where `opened` is
+ * { browser, context, page, offOrigin, consoleErrors, cspViolations }; the browser is closed after.
+ */
+export function withPage(origin, query, body) {
+  return withBrowser(async (browser) => body(await openPage(browser, origin, query)));
+}
+
+/** A page in `browser` at `origin/query` that records requests off the origin, console errors and CSP violations. */
+async function openPage(browser, origin, query) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   const offOrigin = [];
   await context.route('**/*', (route) => {
@@ -63,6 +95,12 @@ export async function openPage(origin, query = '') {
   return { browser, context, page, offOrigin, consoleErrors, cspViolations };
 }
 
+/** The output the page shows (body's data-output). */
+export const shownOutput = (page) => page.evaluate(() => document.body.dataset.output);
+
+/** The focused heatmap's pixels, as a data URL. */
+export const heatmapPixels = (page) => page.evaluate(() => document.querySelector('#focus-heatmap canvas.matrix').toDataURL());
+
 /** Wait until the page shows a result for the current input. */
 export async function waitReady(page, timeout = 60_000) {
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout });
@@ -82,7 +120,31 @@ export async function waitSettled(page, timeout = 60_000) {
 
 export async function waitOutput(page, predicate, timeout = 60_000) {
   await page.waitForFunction(predicate, null, { timeout });
-  return page.evaluate(() => document.body.dataset.output);
+  return shownOutput(page);
+}
+
+/** Type `text` (a key each `delay` ms) and wait until the page shows its result. */
+export async function typeSettled(page, text, delay = 0) {
+  await typeText(page, text, delay);
+  await waitSettled(page);
+}
+
+/** Once the page is ready, type `text` and wait until the page shows `expected` as its output; returns the output. */
+export async function translate(page, text, expected, timeout = 60_000) {
+  await waitReady(page);
+  await typeSettled(page, text);
+  await page.waitForFunction((e) => document.body.dataset.output === e, expected, { timeout });
+  return shownOutput(page);
+}
+
+/** Wait until the page's message matches `pattern` (a RegExp). */
+export async function waitMessage(page, pattern, timeout = 30_000) {
+  await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('message').textContent), pattern.source, { timeout });
+}
+
+/** Wait until the output token line holds `count` chips. */
+export async function waitTokenCount(page, count) {
+  await page.waitForFunction((n) => document.querySelectorAll('#output-tokens .token').length === n, count);
 }
 
 /** Replace the input text the way a person would (select all, type). */

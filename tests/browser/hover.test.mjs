@@ -1,13 +1,10 @@
 // Linked hover: hovering a cell or a label of the focused heatmap lights exactly the tokens
 // labelled there, on the token lines and in every other heatmap that shows them.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { openPage, startServer, waitOutput, waitReady } from './harness.mjs';
+import { test } from 'node:test';
+import { servePage, waitOutput, waitReady, withPage } from './harness.mjs';
 
-let server;
-let origin;
-before(async () => ({ server, origin } = await startServer()));
-after(() => server.close());
+const site = servePage();
 
 // Which token line each axis belongs to, and which token row i stands for: cross-attention row i
 // is labelled with the token it produced, output token i + 1.
@@ -76,9 +73,8 @@ function checkLit(state, expected, stageRows, stageCols, what) {
 const sorted = (xs) => [...new Set(xs)].sort((a, b) => a - b);
 
 for (const kind of Object.keys(AXES)) {
-  test(`hover on the ${kind} heatmap lights exactly the tokens labelled there`, { timeout: 120_000 }, async () => {
-    const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-    try {
+  test(`hover on the ${kind} heatmap lights exactly the tokens labelled there`, { timeout: 120_000 }, () =>
+    withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
       await waitReady(page);
       await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
       await page.selectOption('#kind-select', kind);
@@ -166,8 +162,6 @@ for (const kind of Object.keys(AXES)) {
       assert.ok(hoverText.startsWith(`${rowLabels[r]} → ${colLabels[c]}: `), `${what}: hover text ${hoverText}`);
       await unhover(page);
       assert.deepEqual(consoleErrors, []);
-    } finally {
-      await browser.close();
-    }
-  });
+    }),
+  );
 }

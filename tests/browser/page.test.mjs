@@ -1,33 +1,32 @@
 // The key flow of the page, as a person would use it, on the CPU and on WebGPU.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import {
   ARTIFACTS,
   canvasColours,
   currentTrace,
-  openPage,
-  startServer,
+  servePage,
+  shownOutput,
+  typeSettled,
   typeText,
   waitBackend,
+  waitMessage,
   waitOutput,
   waitReady,
-  waitSettled,
+  waitTokenCount,
+  withPage,
 } from './harness.mjs';
 
-let server;
-let origin;
-before(async () => ({ server, origin } = await startServer()));
-after(() => server.close());
+const site = servePage();
 
 const showsApples = () => document.body.dataset.output.replace(/。$/, '') === '我爱吃苹果';
 
 async function keyFlow(page, label) {
   await waitReady(page);
-  assert.equal((await page.evaluate(() => document.body.dataset.output)).replace(/。$/, ''), '我爱吃苹果');
+  assert.equal((await shownOutput(page)).replace(/。$/, ''), '我爱吃苹果');
   // Type the sentence like a person.
-  await typeText(page, 'I love eating apples.', 20);
-  await waitSettled(page);
+  await typeSettled(page, 'I love eating apples.', 20);
   await waitOutput(page, showsApples);
   assert.ok((await canvasColours(page, '#focus-heatmap canvas.matrix')) > 3, 'focused heatmap is blank');
   assert.ok((await page.locator('#model-view canvas').count()) >= 3 * 4, 'model view thumbnails missing');
@@ -35,16 +34,16 @@ async function keyFlow(page, label) {
   assert.ok((await canvasColours(page, '#head-view canvas')) > 3, 'head view is blank');
   // Step through decoding: reset, two steps forward, one back.
   await page.click('#step-reset');
-  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 1);
+  await waitTokenCount(page, 1);
   await page.click('#step-forward');
-  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 2);
+  await waitTokenCount(page, 2);
   await page.click('#step-forward');
-  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 3);
+  await waitTokenCount(page, 3);
   await waitReady(page); // the views after the focused heatmap are drawn in later tasks
   assert.equal(await page.locator('#stepper .step-row').count(), 2);
   assert.ok((await page.locator('#stepper .step-row').first().locator('.candidate').count()) >= 2);
   await page.click('#step-back');
-  await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 2);
+  await waitTokenCount(page, 2);
   await page.click('#step-end');
   await waitOutput(page, showsApples);
   // Hover a heatmap cell: the exact value and both tokens appear.
@@ -57,9 +56,8 @@ async function keyFlow(page, label) {
   await page.locator('#focus-heatmap').screenshot({ path: `${ARTIFACTS}screenshots/${label}-heatmap.png` });
 }
 
-test('key flow on the CPU, model switching, then WebGPU agrees with the CPU', { timeout: 300_000 }, async () => {
-  const { browser, page, offOrigin, cspViolations, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
+test('key flow on the CPU, model switching, then WebGPU agrees with the CPU', { timeout: 300_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, offOrigin, cspViolations, consoleErrors }) => {
     await keyFlow(page, 'cpu');
     const cpuTrace = await currentTrace(page);
     assert.equal(cpuTrace.backend, 'cpu');
@@ -94,28 +92,22 @@ test('key flow on the CPU, model switching, then WebGPU agrees with the CPU', { 
       consoleErrors.filter((e) => !/GPU|WebGPU|wgpu/i.test(e)),
       [],
     );
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
-test('auto: a software-only WebGPU adapter (SwiftShader) keeps the faster CPU backend and says why', { timeout: 120_000 }, async () => {
-  const { browser, page } = await openPage(origin, '?backend=auto');
-  try {
+test('auto: a software-only WebGPU adapter (SwiftShader) keeps the faster CPU backend and says why', { timeout: 120_000 }, () =>
+  withPage(site.origin, '?backend=auto', async ({ page }) => {
     await waitReady(page);
     await waitOutput(page, showsApples);
-    await page.waitForFunction(() => /software fallback/.test(document.getElementById('message').textContent), null, { timeout: 30_000 });
+    await waitMessage(page, /software fallback/);
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
     await typeText(page, 'My father likes drinking tea.');
     await waitOutput(page, () => document.body.dataset.output.startsWith('我爸爸'));
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
-test('clicking a candidate forces it, and decoding continues from it', { timeout: 120_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
+test('clicking a candidate forces it, and decoding continues from it', { timeout: 120_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
     await waitReady(page);
     await waitOutput(page, showsApples);
     const candidate = page.locator('#stepper .step-row').first().locator('.candidate:not(.chosen)').first();
@@ -131,7 +123,5 @@ test('clicking a candidate forces it, and decoding continues from it', { timeout
     assert.equal(await forced.textContent(), token);
     assert.match(await page.locator('#step-status').textContent(), /finished/);
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);

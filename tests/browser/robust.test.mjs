@@ -2,27 +2,36 @@
 // graceful degradation, the page stays alive, and nothing already shown is lost.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
-import { ARTIFACTS, CHROMIUM_ARGS, openPage, setText, startServer, typeText, waitBackend, waitOutput, waitReady } from './harness.mjs';
+import { test } from 'node:test';
+import {
+  ARTIFACTS,
+  CHROMIUM_ARGS,
+  shownOutput as output,
+  servePage,
+  setText,
+  typeText,
+  waitBackend,
+  waitMessage,
+  waitOutput,
+  waitReady,
+  waitSettled,
+  waitTokenCount,
+  withBrowser,
+  withPage,
+} from './harness.mjs';
 
-let server;
-let origin;
-before(async () => ({ server, origin } = await startServer()));
-after(() => server.close());
+const site = servePage();
 
-const output = (page) => page.evaluate(() => document.body.dataset.output);
 const message = (page) => page.locator('#message').textContent();
 
-test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unknown words, HTML', { timeout: 180_000 }, async () => {
-  const { browser, page, consoleErrors, cspViolations } = await openPage(origin, '?backend=cpu');
-  try {
+test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unknown words, HTML', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors, cspViolations }) => {
     await waitReady(page);
     const before = await output(page);
     // Empty and whitespace-only: a message, and the last result stays on screen.
     for (const text of ['', '   \n\t  ']) {
       await setText(page, text);
-      await page.waitForFunction(() => /input is empty/.test(document.getElementById('message').textContent));
+      await waitMessage(page, /input is empty/);
       assert.equal(await output(page), before);
       assert.ok((await page.locator('#output-tokens .token').count()) > 1, 'the previous output was cleared');
     }
@@ -44,10 +53,7 @@ test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unkn
       'zxqv blorf wibble',
     ]) {
       await setText(page, text);
-      await page.waitForFunction(() => {
-        const s = window.__attnscope.state;
-        return s.shownGeneration === s.generation && document.body.dataset.ready === 'true';
-      });
+      await waitSettled(page);
       const visibleError = await page.evaluate(() => {
         const m = document.getElementById('message');
         return !m.hidden && !m.classList.contains('info') ? m.textContent : '';
@@ -66,14 +72,11 @@ test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unkn
     assert.equal(await page.locator('body script:not([src])').count(), 0);
     assert.deepEqual(cspViolations, []);
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
-test('1,000 keystrokes in a burst: no stale result, no crash, typing never blocked', { timeout: 180_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?backend=cpu');
-  try {
+test('1,000 keystrokes in a burst: no stale result, no crash, typing never blocked', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
     await waitReady(page);
     await page.evaluate(() => {
       window.__longTasks = [];
@@ -88,24 +91,15 @@ test('1,000 keystrokes in a burst: no stale result, no crash, typing never block
     await typeText(page, '');
     await page.locator('#source-input').pressSequentially(text, { delay: 0 });
     // Wait until typing has settled and the shown result is for the final text.
-    await page.waitForFunction(
-      () => {
-        const s = window.__attnscope.state;
-        return s.shownGeneration === s.generation && document.body.dataset.ready === 'true';
-      },
-      null,
-      { timeout: 60_000 },
-    );
+    await waitSettled(page);
     const shown = await output(page);
     const fresh = await page.evaluate(async (t) => (await window.__attnscope.call('translate', { gen: 1e9, text: t })).trace.output, text);
     assert.equal(shown, fresh, 'the page shows a result for an older text');
     const longTasks = await page.evaluate(() => window.__longTasks);
     console.log(`# long main-thread tasks while typing 1,000 keys: ${longTasks.length} (max ${Math.max(0, ...longTasks).toFixed(0)} ms)`);
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
 test('a corrupt or missing model file gives a readable message and the page stays alive', { timeout: 180_000 }, async () => {
   const cases = [
@@ -114,17 +108,14 @@ test('a corrupt or missing model file gives a readable message and the page stay
     ['config.json', Buffer.from('{"d_model": 0}'), /config\.json/],
   ];
   for (const [file, body, pattern] of cases) {
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-    try {
+    await withBrowser(async (browser) => {
       const context = await browser.newContext();
       await context.route(`**/models/date-iso/${file}*`, (route) => route.fulfill({ status: 200, body }));
       const page = await context.newPage();
-      await page.goto(`${origin}/?backend=cpu`);
+      await page.goto(`${site.origin}/?backend=cpu`);
       await waitReady(page);
       await page.selectOption('#model-select', 'date-iso');
-      await page.waitForFunction((p) => new RegExp(p).test(document.getElementById('message').textContent), pattern.source, {
-        timeout: 30_000,
-      });
+      await waitMessage(page, pattern);
       const text = await message(page);
       assert.match(text, /Could not load the model “date-iso”/);
       // Nothing already shown is lost: the en-zh result stays, and the page still works.
@@ -132,50 +123,37 @@ test('a corrupt or missing model file gives a readable message and the page stay
       assert.equal(await page.locator('#model-select').inputValue(), 'en-zh');
       await typeText(page, 'My father likes drinking tea.');
       await waitOutput(page, () => document.body.dataset.output.startsWith('我爸爸'));
-    } finally {
-      await browser.close();
-    }
+    });
   }
 });
 
 test('no WebGPU adapter, a rejected adapter request: the CPU carries on and the page says so', { timeout: 180_000 }, async () => {
   // Chromium without WebGPU.
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu').concat('--disable-features=WebGPU'),
-  });
-  try {
-    const page = await browser.newPage();
-    await page.goto(`${origin}/?backend=webgpu`);
-    await waitReady(page);
-    await page.waitForFunction(() => /WebGPU is not available/.test(document.getElementById('message').textContent), null, {
-      timeout: 60_000,
-    });
-    assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
-    assert.equal((await output(page)).replace(/。$/, ''), '我爱吃苹果');
-  } finally {
-    await browser.close();
-  }
+  await withBrowser(
+    async (browser) => {
+      const page = await browser.newPage();
+      await page.goto(`${site.origin}/?backend=webgpu`);
+      await waitReady(page);
+      await waitMessage(page, /WebGPU is not available/, 60_000);
+      assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
+      assert.equal((await output(page)).replace(/。$/, ''), '我爱吃苹果');
+    },
+    CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu').concat('--disable-features=WebGPU'),
+  );
   // Adapter request rejected.
-  const { browser: b2, page } = await openPage(origin, '?backend=cpu');
-  try {
+  await withPage(site.origin, '?backend=cpu', async ({ page }) => {
     await waitReady(page);
     await page.evaluate(() => window.__attnscope.call('test:rejectAdapter'));
     await page.selectOption('#backend-select', 'webgpu');
-    await page.waitForFunction(() => /WebGPU is not available/.test(document.getElementById('message').textContent), null, {
-      timeout: 60_000,
-    });
+    await waitMessage(page, /WebGPU is not available/, 60_000);
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
     await typeText(page, 'I love eating apples.');
     await waitOutput(page, () => document.body.dataset.output.replace(/。$/, '') === '我爱吃苹果');
-  } finally {
-    await b2.close();
-  }
+  });
 });
 
-test('the WebGPU device is lost mid-session: CPU within 2 s, same sentence, a message', { timeout: 300_000 }, async () => {
-  const { browser, page } = await openPage(origin, '?backend=webgpu');
-  try {
+test('the WebGPU device is lost mid-session: CPU within 2 s, same sentence, a message', { timeout: 300_000 }, () =>
+  withPage(site.origin, '?backend=webgpu', async ({ page }) => {
     await waitReady(page);
     await waitBackend(page, 'webgpu');
     await typeText(page, 'My father likes drinking tea.');
@@ -183,9 +161,7 @@ test('the WebGPU device is lost mid-session: CPU within 2 s, same sentence, a me
     const shown = await output(page);
     const { destroyedAt } = await page.evaluate(() => window.__attnscope.call('test:loseDevice'));
     await waitBackend(page, 'cpu', 10_000);
-    await page.waitForFunction(() => /WebGPU stopped working/.test(document.getElementById('message').textContent), null, {
-      timeout: 10_000,
-    });
+    await waitMessage(page, /WebGPU stopped working/, 10_000);
     const switchMs = Date.now() - destroyedAt;
     console.log(`# device lost → CPU in ${switchMs} ms`);
     assert.ok(switchMs <= 2000, `switching took ${switchMs} ms`);
@@ -194,14 +170,12 @@ test('the WebGPU device is lost mid-session: CPU within 2 s, same sentence, a me
     await page.screenshot({ path: `${ARTIFACTS}screenshots/device-lost.png` });
     await page.click('#step-reset');
     await page.click('#step-forward');
-    await page.waitForFunction(() => document.querySelectorAll('#output-tokens .token').length === 2);
-  } finally {
-    await browser.close();
-  }
-});
+    await waitTokenCount(page, 2);
+  }),
+);
 
 test('security headers: CSP with wasm-unsafe-eval, no inline scripts, object-src none', async () => {
-  const response = await fetch(`${origin}/`);
+  const response = await fetch(`${site.origin}/`);
   const csp = response.headers.get('content-security-policy');
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
   assert.match(csp, /object-src 'none'/);
@@ -209,16 +183,15 @@ test('security headers: CSP with wasm-unsafe-eval, no inline scripts, object-src
   assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/i, 'inline script in index.html');
   assert.doesNotMatch(html, /\son[a-z]+=/i, 'inline event handler in index.html');
   for (const path of ['/pkg/cpu/attnscope_bg.wasm', '/pkg/webgpu/attnscope_bg.wasm']) {
-    const r = await fetch(`${origin}${path}`);
+    const r = await fetch(`${site.origin}${path}`);
     assert.equal(r.headers.get('content-type'), 'application/wasm');
   }
-  assert.equal((await fetch(`${origin}/../Cargo.toml`)).status, 404);
-  assert.equal((await fetch(`${origin}/pkg/..%2f..%2fCargo.toml`)).status, 404);
+  assert.equal((await fetch(`${site.origin}/../Cargo.toml`)).status, 404);
+  assert.equal((await fetch(`${site.origin}/pkg/..%2f..%2fCargo.toml`)).status, 404);
 });
 
-test('1,000 inferences of varying length leave wasm memory flat; switching releases workers', { timeout: 300_000 }, async () => {
-  const { browser, page } = await openPage(origin, '?backend=cpu');
-  try {
+test('1,000 inferences of varying length leave wasm memory flat; switching releases workers', { timeout: 300_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page }) => {
     await waitReady(page);
     const result = await page.evaluate(async () => {
       const words = 'I love eating apples my father likes drinking tea the weather is nice today and we eat noodles'.split(' ');
@@ -244,7 +217,5 @@ test('1,000 inferences of varying length leave wasm memory flat; switching relea
     });
     await page.waitForTimeout(500);
     assert.equal(page.workers().length, 1, 'old workers are still alive after switching models');
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);

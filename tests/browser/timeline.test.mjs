@@ -2,19 +2,27 @@
 // a new sentence keeps them, Play walks through them all, and a broken snapshot leaves the page working.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ARTIFACTS, currentTrace, openPage, startServer, typeText, waitBackend, waitOutput, waitReady, waitSettled } from './harness.mjs';
+import { test } from 'node:test';
+import {
+  ARTIFACTS,
+  currentTrace,
+  heatmapPixels,
+  shownOutput as output,
+  servePage,
+  translate,
+  typeSettled,
+  typeText,
+  waitBackend,
+  waitOutput,
+  waitReady,
+  withPage,
+} from './harness.mjs';
 
-let server;
-let origin;
-before(async () => ({ server, origin } = await startServer()));
-after(() => server.close());
+const site = servePage();
 
 const SENTENCE = 'Friday, the 29th of August 1958';
 const ISO = '1958-08-29';
-const output = (page) => page.evaluate(() => document.body.dataset.output);
 const snapshotShown = (page) => page.evaluate(() => document.body.dataset.snapshot);
-const heatmapPixels = (page) => page.evaluate(() => document.querySelector('#focus-heatmap canvas.matrix').toDataURL());
 
 /** The snapshots' steps, as timeline.json lists them. */
 const timelineSteps = (page) =>
@@ -52,13 +60,9 @@ async function screenshot(page, step) {
   await page.screenshot({ path: `${ARTIFACTS}screenshots/timeline-step-${String(step).padStart(4, '0')}.png`, fullPage: true, clip });
 }
 
-test('the timeline strip: slider, keyboard, click, Play; every view follows the snapshot', { timeout: 300_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?model=date-iso&backend=cpu');
-  try {
-    await waitReady(page);
-    await typeText(page, SENTENCE);
-    await waitSettled(page);
-    assert.equal(await waitOutput(page, () => document.body.dataset.output === '1958-08-29'), ISO);
+test('the timeline strip: slider, keyboard, click, Play; every view follows the snapshot', { timeout: 300_000 }, () =>
+  withPage(site.origin, '?model=date-iso&backend=cpu', async ({ page, consoleErrors }) => {
+    assert.equal(await translate(page, SENTENCE, ISO), ISO);
     assert.equal(await page.evaluate(() => document.getElementById('focus-heatmap').dataset.kind), 'cross');
 
     // The strip lists every snapshot, and the page starts on the last: the shipped weights.
@@ -86,12 +90,10 @@ test('the timeline strip: slider, keyboard, click, Play; every view follows the 
     await screenshot(page, steps[0]);
 
     // A new sentence keeps the snapshot's weights.
-    await typeText(page, '1 May 2000');
-    await waitSettled(page);
+    await typeSettled(page, '1 May 2000');
     assert.equal(await snapshotShown(page), String(steps[0]));
     assert.notEqual(await output(page), '2000-05-01');
-    await typeText(page, SENTENCE);
-    await waitSettled(page);
+    await typeSettled(page, SENTENCE);
 
     // A snapshot halfway, set by script.
     const middle = Math.floor(steps.length / 2);
@@ -149,20 +151,17 @@ test('the timeline strip: slider, keyboard, click, Play; every view follows the 
     assert.equal(await slider.inputValue(), String(last));
 
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
-test('a snapshot that fails to load: a message, the weights in use stay, the page keeps working', { timeout: 120_000 }, async () => {
-  const { browser, context, page, consoleErrors } = await openPage(origin, '?model=date-iso&backend=cpu');
-  try {
+test('a snapshot that fails to load: a message, the weights in use stay, the page keeps working', { timeout: 120_000 }, () =>
+  withPage(site.origin, '?model=date-iso&backend=cpu', async ({ context, page, consoleErrors }) => {
     await waitOutput(page, () => document.body.dataset.output === '1958-08-29');
     const steps = await timelineSteps(page);
     const last = steps.length - 1;
     const broken = 1;
     const file = `step-${String(steps[broken]).padStart(6, '0')}.safetensors`;
-    // Registered after openPage's route, so it answers first.
+    // Registered after the harness's route (withPage), so it answers first.
     await context.route(
       (url) => url.pathname.endsWith(`/timeline/${file}`),
       (route) => route.fulfill({ status: 200, contentType: 'application/octet-stream', body: 'not a safetensors file' }),
@@ -184,14 +183,11 @@ test('a snapshot that fails to load: a message, the weights in use stay, the pag
     await typeText(page, '1 May 2000');
     await waitOutput(page, () => document.body.dataset.output === '2000-05-01');
     assert.deepEqual(consoleErrors, []);
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);
 
-test('WebGPU lost under a snapshot: the CPU replays the snapshot, then the sentence', { timeout: 200_000 }, async () => {
-  const { browser, page, consoleErrors } = await openPage(origin, '?model=date-iso&backend=webgpu');
-  try {
+test('WebGPU lost under a snapshot: the CPU replays the snapshot, then the sentence', { timeout: 200_000 }, () =>
+  withPage(site.origin, '?model=date-iso&backend=webgpu', async ({ page, consoleErrors }) => {
     await waitBackend(page, 'webgpu');
     await waitOutput(page, () => document.body.dataset.output === '1958-08-29');
     const steps = await timelineSteps(page);
@@ -213,7 +209,5 @@ test('WebGPU lost under a snapshot: the CPU replays the snapshot, then the sente
       consoleErrors.filter((e) => !/GPU|WebGPU|wgpu/i.test(e)),
       [],
     );
-  } finally {
-    await browser.close();
-  }
-});
+  }),
+);

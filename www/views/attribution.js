@@ -8,6 +8,7 @@
 import { producedBy } from '../attention.js';
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { formatValue } from '../canvas.js';
+import { el, option } from '../dom.js';
 
 const MEASURES = [
   ['occlusion', 'occlusion: Δ log p when the token is <unk>', true],
@@ -20,28 +21,18 @@ export const DISAGREEMENT =
 
 /** `fetch(row)`: resolves to the worker's attribution of decoder row `row`, or null when stale. */
 export function createAttribution(container, { fetch }) {
-  const controls = document.createElement('div');
-  controls.className = 'row';
-  const pickLabel = document.createElement('label');
-  pickLabel.textContent = 'Output token';
-  const rowSelect = document.createElement('select');
-  pickLabel.append(' ', rowSelect);
-  const hint = document.createElement('span');
-  hint.className = 'muted';
-  hint.textContent = 'or click an output token above, or a row of the stepper';
-  controls.append(pickLabel, hint);
-  const status = document.createElement('p');
-  status.className = 'muted';
-  const grid = document.createElement('div');
-  grid.className = 'attr-grid';
-  const scroll = document.createElement('div');
-  scroll.className = 'attr-scroll';
-  scroll.append(grid);
-  const spearman = document.createElement('p');
-  spearman.className = 'attr-spearman';
-  const note = document.createElement('p');
-  note.className = 'explain';
-  note.textContent = DISAGREEMENT;
+  const rowSelect = el('select');
+  const controls = el(
+    'div',
+    { className: 'row' },
+    el('label', { text: 'Output token' }, ' ', rowSelect),
+    el('span', { className: 'muted', text: 'or click an output token above, or a row of the stepper' }),
+  );
+  const status = el('p', { className: 'muted' });
+  const grid = el('div', { className: 'attr-grid' });
+  const scroll = el('div', { className: 'attr-scroll' }, grid);
+  const spearman = el('p', { className: 'attr-spearman' });
+  const note = el('p', { className: 'explain', text: DISAGREEMENT });
   container.replaceChildren(controls, status, scroll, spearman, note);
 
   let trace = null;
@@ -61,12 +52,7 @@ export function createAttribution(container, { fetch }) {
 
   function fillRowSelect() {
     rowSelect.replaceChildren(
-      ...Array.from({ length: rows() }, (_, i) => {
-        const option = document.createElement('option');
-        option.value = String(i);
-        option.textContent = `${i + 1}: ${trace.tgtTokens[producedBy(i)]}`;
-        return option;
-      }),
+      ...Array.from({ length: rows() }, (_, i) => option(String(i), `${i + 1}: ${trace.tgtTokens[producedBy(i)]}`)),
     );
     rowSelect.value = String(row);
   }
@@ -97,47 +83,29 @@ export function createAttribution(container, { fetch }) {
     setReady(true);
   }
 
-  function cell(className, text) {
-    const el = document.createElement('div');
-    el.className = className;
-    el.textContent = text;
-    return el;
-  }
-
   function draw(shownTrace, attribution) {
     const tokens = shownTrace.srcTokens;
     status.textContent = `Why the model wrote “${attribution.token}” (output token ${attribution.row + 1}): for each source token, how much it mattered, three ways. Bars are scaled to each row's largest magnitude.`;
     grid.style.gridTemplateColumns = `minmax(9em, max-content) repeat(${tokens.length}, minmax(46px, max-content))`;
-    headerCells = tokens.map((token, j) => {
-      const el = cell('attr-token token', token);
-      el.dataset.index = j;
-      return el;
-    });
-    const children = [cell('attr-label', 'source token'), ...headerCells];
+    headerCells = tokens.map((token, j) => el('div', { className: 'attr-token token', text: token, data: { index: j } }));
+    const children = [el('div', { className: 'attr-label', text: 'source token' }), ...headerCells];
     for (const [key, label, signed] of MEASURES) {
       const values = attribution[key];
       let scale = 0;
       for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
-      children.push(cell('attr-label', label));
+      children.push(el('div', { className: 'attr-label', text: label }));
       values.forEach((v, j) => {
-        const el = document.createElement('div');
-        el.className = 'attr-cell';
-        el.dataset.measure = key;
-        el.dataset.index = j;
-        el.dataset.value = String(v);
-        const bar = document.createElement('div');
-        bar.className = signed ? 'attr-bar signed' : 'attr-bar';
-        const fill = document.createElement('i');
+        const fill = el('i', { className: v < 0 ? 'negative' : '' });
         const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
         fill.style.height = `${(signed ? 50 : 100) * share}%`;
-        if (v < 0) fill.className = 'negative';
-        bar.append(fill);
-        const number = document.createElement('span');
-        number.className = 'attr-value';
-        number.textContent = formatValue(v);
-        el.title = `${key} of “${tokens[j]}”: ${v}`;
-        el.append(bar, number);
-        children.push(el);
+        children.push(
+          el(
+            'div',
+            { className: 'attr-cell', title: `${key} of “${tokens[j]}”: ${v}`, data: { measure: key, index: j, value: v } },
+            el('div', { className: signed ? 'attr-bar signed' : 'attr-bar' }, fill),
+            el('span', { className: 'attr-value', text: formatValue(v) }),
+          ),
+        );
       });
     }
     grid.replaceChildren(...children);
@@ -150,11 +118,7 @@ export function createAttribution(container, { fetch }) {
   }
 
   function rho(id, label, value) {
-    const el = document.createElement('span');
-    el.dataset.coefficient = id;
-    el.dataset.value = String(value);
-    el.textContent = `${label} = ${value.toFixed(3)}`;
-    return el;
+    return el('span', { text: `${label} = ${value.toFixed(3)}`, data: { coefficient: id, value } });
   }
 
   /** Show `next` (a trace): keeps the picked output token while the new trace has it. */
@@ -203,14 +167,14 @@ export function createAttribution(container, { fetch }) {
 
   // A source token here is the same token everywhere else on the page.
   grid.addEventListener('mouseover', (event) => {
-    const el = event.target.closest?.('[data-index]');
-    if (el) hover([{ side: 'src', index: Number(el.dataset.index) }], 'attribution');
+    const cell = event.target.closest?.('[data-index]');
+    if (cell) hover([{ side: 'src', index: Number(cell.dataset.index) }], 'attribution');
   });
   grid.addEventListener('mouseleave', () => hover(null, 'attribution'));
   onHover((detail) => {
     const lit = hoveredOn(detail, 'src');
-    headerCells.forEach((el, j) => {
-      el.classList.toggle('lit', lit.has(j));
+    headerCells.forEach((cell, j) => {
+      cell.classList.toggle('lit', lit.has(j));
     });
   });
 

@@ -2,6 +2,7 @@
 // search scored is a node (its token and the path's cumulative log-prob); the ones pruned at their
 // step are faded, finished ones (</s>) outlined. Below, the finished hypotheses ranked by their
 // length-normalised score. Clicking a node or a ranked hypothesis shows that path in every view.
+import { el } from '../dom.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -45,21 +46,18 @@ function layout(nodes) {
 }
 
 function svgElement(name, attributes = {}) {
-  const el = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) el.setAttribute(key, String(value));
-  return el;
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  return node;
 }
 
 const short = (token) => ([...token].length > MAX_CHARS ? `${[...token].slice(0, MAX_CHARS - 1).join('')}…` : token);
 const logProb = (value) => value.toFixed(2).replace('-', '−');
 
 export function createBeamTree(container, { onPick }) {
-  const summary = document.createElement('p');
-  summary.className = 'muted';
-  const scroll = document.createElement('div');
-  scroll.className = 'beam-scroll';
-  const finalsTable = document.createElement('table');
-  finalsTable.className = 'beam-finals';
+  const summary = el('p', { className: 'muted' });
+  const scroll = el('div', { className: 'beam-scroll' });
+  const finalsTable = el('table', { className: 'beam-finals' });
   container.replaceChildren(summary, scroll, finalsTable);
 
   let beam = null;
@@ -127,17 +125,9 @@ export function createBeamTree(container, { onPick }) {
   }
 
   function renderFinals(finals) {
-    const head = document.createElement('tr');
-    for (const text of ['rank', 'hypothesis', 'log p', 'score = log p / ((5 + len) / 6)^α']) {
-      const th = document.createElement('th');
-      th.textContent = text;
-      head.append(th);
-    }
+    const head = el('tr', {}, ...['rank', 'hypothesis', 'log p', 'score = log p / ((5 + len) / 6)^α'].map((text) => el('th', { text })));
     finalRows = finals.map((final, rank) => {
-      const tr = document.createElement('tr');
-      tr.dataset.node = final.node;
-      tr.dataset.rank = rank;
-      tr.title = 'show this hypothesis in every view';
+      const tr = el('tr', { title: 'show this hypothesis in every view', data: { node: final.node, rank } });
       for (const text of [String(rank + 1), final.tokens.join(' '), logProb(final.logProb), logProb(final.score)]) {
         tr.insertCell().textContent = text;
       }

@@ -5,6 +5,7 @@
 // the same shape, a third heatmap shows B − A on a diverging map; otherwise the view says why not.
 import { axes, headStack, maskFor, matrixOffset } from '../attention.js';
 import { symmetricRange } from '../colormap.js';
+import { el, option } from '../dom.js';
 import { createHeatmap } from './heatmap.js';
 
 const DEBOUNCE_MS = 300;
@@ -31,39 +32,25 @@ export function oneWordChanged(text) {
 
 /** `createCompare(container, { call, onError })`: `call` asks the worker, `onError` gets traps. */
 export function createCompare(container, { call, onError }) {
-  const controls = document.createElement('div');
-  controls.className = 'row';
-  const mode = document.createElement('select');
-  mode.className = 'compare-mode';
-  for (const [value, text] of [
-    ['other', 'another sentence'],
-    ['prefix', 'the same sentence, its output forced to start with'],
-  ]) {
-    const option = document.createElement('option');
-    option.value = value;
-    option.textContent = text;
-    mode.append(option);
-  }
-  const modeLabel = document.createElement('label');
-  modeLabel.append('B is ', mode);
+  const mode = el(
+    'select',
+    { className: 'compare-mode' },
+    option('other', 'another sentence'),
+    option('prefix', 'the same sentence, its output forced to start with'),
+  );
   const textInput = inputBox('compare-text', 'B: a sentence to compare with A');
   const prefixInput = inputBox('compare-prefix', 'the start of B’s output');
   prefixInput.hidden = true;
-  const status = document.createElement('span');
-  status.className = 'muted compare-status';
-  controls.append(modeLabel, textInput, prefixInput, status);
+  const status = el('span', { className: 'muted compare-status' });
+  const controls = el('div', { className: 'row' }, el('label', {}, 'B is ', mode), textInput, prefixInput, status);
 
-  const grid = document.createElement('div');
-  grid.className = 'compare-grid';
-  const hoverValue = document.createElement('p');
-  hoverValue.className = 'hover-value';
+  const hoverValue = el('p', { className: 'hover-value' });
   const onHoverValue = (text) => {
     hoverValue.textContent = text;
   };
   const sides = Object.fromEntries(['a', 'b', 'diff'].map((side) => [side, figure(side, onHoverValue)]));
-  grid.append(...Object.values(sides).map((s) => s.figure));
-  const note = document.createElement('p');
-  note.className = 'explain compare-note';
+  const grid = el('div', { className: 'compare-grid' }, ...Object.values(sides).map((s) => s.figure));
+  const note = el('p', { className: 'explain compare-note' });
   container.replaceChildren(controls, grid, note, hoverValue);
 
   let context = null; // { trace, selection, text, model, snapshot }: what the page shows now
@@ -164,28 +151,15 @@ export function createCompare(container, { call, onError }) {
 }
 
 function inputBox(className, placeholder) {
-  const input = document.createElement('input');
-  input.type = 'text';
-  input.className = className;
-  input.placeholder = placeholder;
-  input.spellcheck = false;
-  input.autocomplete = 'off';
-  return input;
+  return el('input', { className, attrs: { type: 'text', placeholder, spellcheck: 'false', autocomplete: 'off' } });
 }
 
 /** One side: a figure with its caption (the side's name and output) and a heatmap. */
 function figure(side, onHoverValue) {
-  const el = document.createElement('figure');
-  el.dataset.side = side;
-  const caption = document.createElement('figcaption');
-  const name = document.createElement('strong');
-  name.textContent = { a: 'A: ', b: 'B: ', diff: 'B − A' }[side];
-  const output = document.createElement('span');
-  output.className = 'compare-output';
-  caption.append(name, output);
-  const slot = document.createElement('div');
-  el.append(caption, slot);
-  return { figure: el, output, heatmap: createHeatmap(slot, { onHoverValue }) };
+  const output = el('span', { className: 'compare-output' });
+  const slot = el('div');
+  const caption = el('figcaption', {}, el('strong', { text: { a: 'A: ', b: 'B: ', diff: 'B − A' }[side] }), output);
+  return { figure: el('figure', { data: { side } }, caption, slot), output, heatmap: createHeatmap(slot, { onHoverValue }) };
 }
 
 function describeB(request, trace) {

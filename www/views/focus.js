@@ -2,24 +2,22 @@
 // (keys as rows) and can leave out the <s>/</s> key columns, each row renormalised over the keys
 // left; either way it says what share of the head's attention those sink columns took.
 import { axes, headStack, KIND_EXPLAIN, keepColumns, maskFor, matrixOffset, sinkColumns, withoutSinks } from '../attention.js';
+import { el } from '../dom.js';
 import { createHeatmap, transposed } from './heatmap.js';
 
 const SINKS_WHY =
   'Heads with nothing useful to do park their attention on a token that is always there (often </s> or <s>); the value vectors of those tokens are small, so this is close to doing nothing.';
 
 export function createFocus(container, hoverValueEl, explainEl) {
-  const tools = document.createElement('div');
-  tools.className = 'row focus-tools';
-  const transpose = document.createElement('button');
-  transpose.type = 'button';
-  transpose.className = 'transpose';
-  transpose.textContent = '⇄ transpose';
-  transpose.title = 'Swap rows and columns: keys down the side, queries along the top';
-  transpose.setAttribute('aria-pressed', 'false');
-  tools.append(transpose);
-  const sinkNote = document.createElement('p');
-  sinkNote.className = 'explain sink-note';
-  const slot = document.createElement('div');
+  const transpose = el('button', {
+    className: 'transpose',
+    text: '⇄ transpose',
+    title: 'Swap rows and columns: keys down the side, queries along the top',
+    attrs: { type: 'button', 'aria-pressed': 'false' },
+  });
+  const tools = el('div', { className: 'row focus-tools' }, transpose);
+  const sinkNote = el('p', { className: 'explain sink-note' });
+  const slot = el('div');
   container.replaceChildren(tools, sinkNote, slot);
   const heatmap = createHeatmap(slot, {
     onHoverValue: (text) => {

@@ -4,6 +4,7 @@
 import { axes, headStack, matrixOffset, stackFor } from '../attention.js';
 import { hover, onHover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
+import { el } from '../dom.js';
 
 const HEAD_COLOURS = [
   [255, 176, 0],
@@ -17,7 +18,7 @@ const HEAD_COLOURS = [
 ];
 
 export function createHeadView(container, getMode) {
-  const canvas = document.createElement('canvas');
+  const canvas = el('canvas');
   container.replaceChildren(canvas);
   let state = null;
   let focusRow = null;

@@ -3,6 +3,7 @@
 // and columns. `transposed(spec)` swaps the axes of a spec, hover mapping included.
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
+import { el } from '../dom.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
 const same = (i) => i;
@@ -20,23 +21,21 @@ const NOTHING_LIT = { rows: [], cols: [] };
  * While the pointer is over a cell, the root's data-value holds its exact value (data-cell "r,c").
  */
 export function createHeatmap(container, { onHoverValue } = {}) {
-  const root = document.createElement('div');
-  root.className = 'heatmap';
-  const rowTitle = document.createElement('div');
-  rowTitle.className = 'row-title';
-  const colTitle = document.createElement('div');
-  colTitle.className = 'col-title';
-  const colLabels = document.createElement('div');
-  colLabels.className = 'col-labels';
-  const rowLabels = document.createElement('div');
-  rowLabels.className = 'row-labels';
-  const canvasWrap = document.createElement('div');
-  const canvas = document.createElement('canvas');
-  canvas.className = 'matrix';
-  canvasWrap.className = 'matrix-wrap';
-  canvasWrap.append(canvas);
-  root.append(colTitle, colLabels, rowTitle, rowLabels, canvasWrap);
-  const legendSlot = document.createElement('div');
+  const rowTitle = el('div', { className: 'row-title' });
+  const colTitle = el('div', { className: 'col-title' });
+  const colLabels = el('div', { className: 'col-labels' });
+  const rowLabels = el('div', { className: 'row-labels' });
+  const canvas = el('canvas', { className: 'matrix' });
+  const root = el(
+    'div',
+    { className: 'heatmap' },
+    colTitle,
+    colLabels,
+    rowTitle,
+    rowLabels,
+    el('div', { className: 'matrix-wrap' }, canvas),
+  );
+  const legendSlot = el('div');
   container.replaceChildren(root, legendSlot);
 
   const self = Symbol('heatmap'); // this heatmap on the hover bus
@@ -65,9 +64,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   function labels(target, tokens, size, vertical) {
     target.replaceChildren(
       ...tokens.map((token) => {
-        const span = document.createElement('span');
-        span.textContent = token;
-        span.title = token;
+        const span = el('span', { text: token, title: token });
         if (vertical) span.style.width = `${size}px`;
         else span.style.height = `${size}px`;
         span.style.fontSize = `${Math.max(7, Math.min(13, size - 2))}px`;
@@ -79,11 +76,11 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   function redraw() {
     if (!spec) return;
     drawMatrix(canvas, { ...spec, highlight: lit });
-    [...rowLabels.children].forEach((el, i) => {
-      el.classList.toggle('lit', lit.rows.includes(i));
+    [...rowLabels.children].forEach((span, i) => {
+      span.classList.toggle('lit', lit.rows.includes(i));
     });
-    [...colLabels.children].forEach((el, j) => {
-      el.classList.toggle('lit', lit.cols.includes(j));
+    [...colLabels.children].forEach((span, j) => {
+      span.classList.toggle('lit', lit.cols.includes(j));
     });
   }
 

@@ -1,17 +1,15 @@
 // The two masks: the causal mask of the current output, and a padded batch of two sentences
 // whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
 import { AXIS_TITLES, axes } from '../attention.js';
+import { el } from '../dom.js';
 import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {
-  const causalTitle = document.createElement('h3');
-  causalTitle.className = 'muted';
-  causalTitle.textContent = 'Causal mask of the decoder (1 = may look, hatched = hidden)';
-  const causalSlot = document.createElement('div');
-  const batchTitle = document.createElement('h3');
-  batchTitle.className = 'muted';
-  const batchTokens = document.createElement('div');
-  const batchSlot = document.createElement('div');
+  const causalTitle = el('h3', { className: 'muted', text: 'Causal mask of the decoder (1 = may look, hatched = hidden)' });
+  const causalSlot = el('div');
+  const batchTitle = el('h3', { className: 'muted' });
+  const batchTokens = el('div');
+  const batchSlot = el('div');
   container.replaceChildren(causalTitle, causalSlot, batchTitle, batchTokens, batchSlot);
   const causal = createHeatmap(causalSlot);
   const batchMap = createHeatmap(batchSlot);
@@ -41,17 +39,13 @@ export function createMasks(container) {
   /** A padded batch (wire.paddedBatch): its tokens and the shorter sentence's encoder attention. */
   function renderBatch(batch) {
     batchTitle.textContent = 'Padding mask: two sentences in one batch, the shorter padded with <pad>';
-    const lines = batch.tokens.map((tokens, b) => {
-      const line = document.createElement('div');
-      line.className = 'tokens';
-      tokens.forEach((t, i) => {
-        const chip = document.createElement('span');
-        chip.className = batch.paddingMask[b].hidden[i] ? 'token special' : 'token';
-        chip.textContent = t;
-        line.append(chip);
-      });
-      return line;
-    });
+    const lines = batch.tokens.map((tokens, b) =>
+      el(
+        'div',
+        { className: 'tokens' },
+        ...tokens.map((t, i) => el('span', { className: batch.paddingMask[b].hidden[i] ? 'token special' : 'token', text: t })),
+      ),
+    );
     batchTokens.replaceChildren(...lines);
     // The sentence with the most padding: layer 0, head 0 of its encoder attention, whose pad
     // columns are exactly 0.

@@ -14,65 +14,45 @@ import {
   withoutSinks,
 } from '../attention.js';
 import { drawMatrix, sizeCanvas } from '../canvas.js';
+import { el } from '../dom.js';
 
 export function createModelView(container, onSelect) {
   const canvases = new Map(); // "kind/layer/head" → its thumbnail canvas
-  const grid = document.createElement('div');
-  grid.className = 'grid-kinds';
-  const slots = new Map(KINDS.map((kind) => [kind, document.createElement('div')]));
-  grid.append(...slots.values());
-  container.replaceChildren(grid);
+  const slots = new Map(KINDS.map((kind) => [kind, el('div')]));
+  container.replaceChildren(el('div', { className: 'grid-kinds' }, ...slots.values()));
 
   function thumbnails(trace, selection, kind, special, analysis) {
     const stack = stackFor(trace, kind);
-    const wrap = document.createElement('div');
-    const title = document.createElement('h3');
-    title.className = 'thumbs-title';
-    title.textContent = KIND_TITLES[kind];
-    const group = document.createElement('div');
-    group.className = 'thumbs';
-    wrap.append(title, group);
+    const group = el('div', { className: 'thumbs' });
+    const wrap = el('div', {}, el('h3', { className: 'thumbs-title', text: KIND_TITLES[kind] }), group);
     if (!stack?.queries) {
-      const none = document.createElement('span');
-      none.className = 'muted';
-      none.textContent = 'nothing decoded yet';
-      group.append(none);
+      group.append(el('span', { className: 'muted', text: 'nothing decoded yet' }));
       return wrap;
     }
     // The real heads, then the mean and max over them (from the trace's analysis, when there is one).
     const heads = [...Array(stack.heads).keys(), ...(analysis ? Object.keys(HEAD_SUMMARIES) : [])];
     group.style.gridTemplateColumns = `auto repeat(${heads.length}, auto)`;
-    group.append(document.createElement('span'));
-    for (const h of heads) {
-      const label = document.createElement('span');
-      label.className = 'axis-label';
-      label.textContent = Number.isInteger(h) ? `head ${h}` : h;
-      group.append(label);
-    }
+    group.append(el('span'), ...heads.map((h) => el('span', { className: 'axis-label', text: Number.isInteger(h) ? `head ${h}` : h })));
     const size = 64;
     const mask = maskFor(trace, kind); // the same for every head
     const sinks = special ? sinkColumns(trace, kind, special) : [];
     for (let l = 0; l < stack.layers; l++) {
-      const label = document.createElement('span');
-      label.className = 'axis-label';
-      label.textContent = `layer ${l}`;
-      group.append(label);
+      group.append(el('span', { className: 'axis-label', text: `layer ${l}` }));
       for (const h of heads) {
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'thumb';
         const drawn = headStack(trace, kind, analysis, h);
-        button.title = `${KIND_TITLES[kind]}, layer ${l}, ${drawn.label}`;
-        button.dataset.kind = kind;
-        button.dataset.layer = l;
-        button.dataset.head = h;
+        const button = el('button', {
+          className: 'thumb',
+          title: `${KIND_TITLES[kind]}, layer ${l}, ${drawn.label}`,
+          attrs: { type: 'button' },
+          data: { kind, layer: l, head: h },
+        });
         if (selection.kind === kind && selection.layer === l && selection.head === h) button.classList.add('selected');
         // Canvases are reused from the last redraw: creating every thumbnail's canvas anew on
         // each keystroke would be most of this view's time.
         const key = `${kind}/${l}/${h}`;
         let canvas = canvases.get(key);
         if (!canvas) {
-          canvas = document.createElement('canvas');
+          canvas = el('canvas');
           canvases.set(key, canvas);
         }
         const matrix = thumbnailMatrix(drawn.stack, l, drawn.head, mask, sinks);

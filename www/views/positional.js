@@ -1,6 +1,7 @@
 // Positional encoding: sin/cos curves of a few dimensions, the whole table as a heatmap, and
 // PE(t)·PE(t+Δ) for several t — the curves coincide because the product depends on Δ alone.
 import { drawMatrix, sizeCanvas } from '../canvas.js';
+import { el } from '../dom.js';
 
 const COLOURS = ['#ffb000', '#7fc3ff', '#ff6b6b', '#78dc8c', '#c88cff', '#ff96d2', '#5adcdc'];
 
@@ -39,15 +40,15 @@ function plot(canvas, series, { width = 360, height = 200, yMin, yMax, xLabel, y
 }
 
 function legendOf(series) {
-  const wrap = document.createElement('div');
-  wrap.className = 'legend';
-  series.forEach((s, k) => {
-    const item = document.createElement('span');
-    item.style.color = COLOURS[k % COLOURS.length];
-    item.textContent = `━ ${s.label}`;
-    wrap.append(item);
-  });
-  return wrap;
+  return el(
+    'div',
+    { className: 'legend' },
+    ...series.map((s, k) => {
+      const item = el('span', { text: `━ ${s.label}` });
+      item.style.color = COLOURS[k % COLOURS.length];
+      return item;
+    }),
+  );
 }
 
 export function createPositional(container) {
@@ -64,13 +65,13 @@ export function createPositional(container) {
       label: `dim ${d} (${d % 2 ? 'cos' : 'sin'}, wavelength ${wavelength(d).toFixed(1)})`,
       values: Array.from({ length: rows }, (_, p) => table[p * cols + d]),
     }));
-    const curveCanvas = document.createElement('canvas');
+    const curveCanvas = el('canvas');
     plot(curveCanvas, curves, { yMin: -1, yMax: 1, xLabel: 'position', yLabel: 'PE' });
-    const heat = document.createElement('canvas');
+    const heat = el('canvas');
     sizeCanvas(heat, Math.min(384, cols * 3), Math.min(256, rows * 4));
     drawMatrix(heat, { rows, cols, values: table, map: 'rdbu', min: -1, max: 1 });
     const dots = pe.dotProducts.map((values, k) => ({ label: `t = ${pe.starts[k]}`, values }));
-    const dotCanvas = document.createElement('canvas');
+    const dotCanvas = el('canvas');
     const products = dots.flatMap((d) => d.values);
     plot(dotCanvas, dots, {
       yMin: Math.min(...products),
@@ -78,16 +79,10 @@ export function createPositional(container) {
       xLabel: 'offset Δ',
       yLabel: 'PE(t)·PE(t+Δ)',
     });
-    const figure = (title, ...nodes) => {
-      const f = document.createElement('figure');
-      const c = document.createElement('figcaption');
-      c.textContent = title;
-      f.append(c, ...nodes);
-      return f;
-    };
-    const wrap = document.createElement('div');
-    wrap.className = 'plots';
-    wrap.append(
+    const figure = (title, ...nodes) => el('figure', {}, el('figcaption', { text: title }), ...nodes);
+    const wrap = el(
+      'div',
+      { className: 'plots' },
       figure('PE(pos, dim) for a few dimensions', curveCanvas, legendOf(curves)),
       figure(`The whole table: ${rows} positions (rows) × ${cols} dimensions (columns), −1 blue … +1 red`, heat),
       figure('PE(t)·PE(t+Δ) for four starting positions t: the curves lie on top of each other', dotCanvas, legendOf(dots)),

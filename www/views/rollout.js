@@ -1,6 +1,7 @@
 // Attention rollout (Abnar & Zuidema, 2020): how much each source token flows into each encoder
 // position through the stacked layers, and what that makes of the last layer's cross-attention.
 import { axes, matrixOffset } from '../attention.js';
+import { el, option } from '../dom.js';
 import { createHeatmap } from './heatmap.js';
 
 /** The largest finite value of a matrix (the colour scale's top; rollouts are rarely near 1). */
@@ -11,36 +12,24 @@ function maxOf(values, offset, count) {
 }
 
 export function createRollout(container) {
-  const explain = document.createElement('p');
-  explain.className = 'explain';
-  explain.textContent =
-    'Rollout through layer l = Â_l · … · Â_0, where Â = ½(A + I) with A the head-averaged attention of a layer, rows renormalised: the identity stands for the residual connection. Source attribution = the last decoder layer’s cross-attention (mean over heads) × the full encoder rollout, so each output token’s row is spread back onto the source words it reached through the encoder.';
-  const controls = document.createElement('div');
-  controls.className = 'row';
-  const layerLabel = document.createElement('label');
-  layerLabel.textContent = 'Encoder rollout through layers 0…';
-  const layerSelect = document.createElement('select');
-  layerLabel.append(' ', layerSelect);
-  controls.append(layerLabel);
-  const figures = document.createElement('div');
-  figures.className = 'plots';
-  const figure = (title) => {
-    const el = document.createElement('figure');
-    const caption = document.createElement('figcaption');
-    caption.textContent = title;
-    const slot = document.createElement('div');
-    el.append(caption, slot);
-    figures.append(el);
-    return { el, caption, heatmap: createHeatmap(slot) };
+  const explain = el('p', {
+    className: 'explain',
+    text: 'Rollout through layer l = Â_l · … · Â_0, where Â = ½(A + I) with A the head-averaged attention of a layer, rows renormalised: the identity stands for the residual connection. Source attribution = the last decoder layer’s cross-attention (mean over heads) × the full encoder rollout, so each output token’s row is spread back onto the source words it reached through the encoder.',
+  });
+  const layerSelect = el('select');
+  const controls = el('div', { className: 'row' }, el('label', { text: 'Encoder rollout through layers 0…' }, ' ', layerSelect));
+  const figures = el('div', { className: 'plots' });
+  const figure = (title, plot) => {
+    const caption = el('figcaption', { text: title });
+    const slot = el('div');
+    const figureEl = el('figure', { data: { plot } }, caption, slot);
+    figures.append(figureEl);
+    return { el: figureEl, caption, heatmap: createHeatmap(slot) };
   };
-  const encoder = figure('encoder rollout');
-  encoder.el.dataset.plot = 'encoder-rollout';
-  const source = figure('source attribution');
-  source.el.dataset.plot = 'source-attribution';
-  const status = document.createElement('p');
-  status.className = 'muted';
-  const body = document.createElement('div'); // hidden while there is nothing to show
-  body.append(controls, figures);
+  const encoder = figure('encoder rollout', 'encoder-rollout');
+  const source = figure('source attribution', 'source-attribution');
+  const status = el('p', { className: 'muted' });
+  const body = el('div', {}, controls, figures); // hidden while there is nothing to show
   container.replaceChildren(explain, status, body);
 
   let shown = null; // { trace, analysis }
@@ -99,14 +88,7 @@ export function createRollout(container) {
     const rollout = analysis.encoderRollout;
     const wanted = String(Math.min(layer ?? rollout.layers - 1, rollout.layers - 1));
     if (layerSelect.options.length !== rollout.layers) {
-      layerSelect.replaceChildren(
-        ...Array.from({ length: rollout.layers }, (_, l) => {
-          const option = document.createElement('option');
-          option.value = String(l);
-          option.textContent = String(l);
-          return option;
-        }),
-      );
+      layerSelect.replaceChildren(...Array.from({ length: rollout.layers }, (_, l) => option(String(l))));
     }
     layerSelect.value = wanted;
     drawEncoder(trace, rollout);

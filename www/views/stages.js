@@ -2,6 +2,7 @@
 // scaling, with each head's mean row entropy both ways.
 import { anyHidden, axes } from '../attention.js';
 import { symmetricRange } from '../colormap.js';
+import { el } from '../dom.js';
 import { createHeatmap } from './heatmap.js';
 
 const STAGES = [
@@ -13,22 +14,15 @@ const STAGES = [
 ];
 
 export function createStages(container) {
-  const grid = document.createElement('div');
-  grid.className = 'stages-grid';
+  const grid = el('div', { className: 'stages-grid' });
   const heatmaps = {};
   for (const [key, title] of STAGES) {
-    const figure = document.createElement('figure');
-    figure.dataset.stage = key;
-    const caption = document.createElement('figcaption');
-    caption.textContent = title;
-    const slot = document.createElement('div');
-    figure.append(caption, slot);
-    grid.append(figure);
+    const slot = el('div');
+    grid.append(el('figure', { data: { stage: key } }, el('figcaption', { text: title }), slot));
     heatmaps[key] = createHeatmap(slot);
   }
-  const summary = document.createElement('div');
-  const status = document.createElement('p');
-  status.className = 'muted';
+  const summary = el('div');
+  const status = el('p', { className: 'muted' });
   container.replaceChildren(status, grid, summary);
 
   /**
@@ -70,14 +64,8 @@ export function createStages(container) {
 }
 
 function entropyTable(stages) {
-  const table = document.createElement('table');
-  table.className = 'entropy';
-  const head = table.insertRow();
-  for (const text of ['head', 'entropy with ÷√d_k (nats)', 'without (nats)']) {
-    const th = document.createElement('th');
-    th.textContent = text;
-    head.append(th);
-  }
+  const table = el('table', { className: 'entropy' });
+  table.insertRow().append(...['head', 'entropy with ÷√d_k (nats)', 'without (nats)'].map((text) => el('th', { text })));
   stages.entropy.forEach((e, h) => {
     const row = table.insertRow();
     for (const text of [String(h), e.toFixed(3), stages.unscaledEntropy[h].toFixed(3)]) {
@@ -88,9 +76,9 @@ function entropyTable(stages) {
 }
 
 function entropyNote(stages) {
-  const note = document.createElement('p');
-  note.className = 'explain';
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  note.textContent = `Without the scaling the weights are sharper: mean entropy ${mean(stages.unscaledEntropy).toFixed(3)} vs ${mean(stages.entropy).toFixed(3)} nats. Low entropy = attention piled on few keys.`;
-  return note;
+  return el('p', {
+    className: 'explain',
+    text: `Without the scaling the weights are sharper: mean entropy ${mean(stages.unscaledEntropy).toFixed(3)} vs ${mean(stages.entropy).toFixed(3)} nats. Low entropy = attention piled on few keys.`,
+  });
 }

@@ -3,6 +3,7 @@
 import { headStack, matrixOffset, producedBy } from '../attention.js';
 import { hover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
+import { el } from '../dom.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
 const BAR_HEIGHT = 32;
@@ -11,7 +12,7 @@ const WORD_FONT = '11px system-ui, sans-serif';
 
 // One slot per source token: as wide as its word (22–60 px), the same in every row.
 function barLayout(words) {
-  const ctx = document.createElement('canvas').getContext('2d');
+  const ctx = el('canvas').getContext('2d');
   ctx.font = WORD_FONT;
   let x = 0;
   const slots = words.map((word) => {
@@ -32,8 +33,7 @@ function barLayout(words) {
 // A row's bars and words on one canvas: a long sentence is thousands of bars, too many DOM
 // elements to build and lay out on every redraw.
 function drawBars(words, values, base, layout) {
-  const canvas = document.createElement('canvas');
-  canvas.className = 'bars';
+  const canvas = el('canvas', { className: 'bars' });
   const height = BAR_HEIGHT + WORD_HEIGHT;
   const dpr = sizeCanvas(canvas, layout.width, height);
   const ctx = canvas.getContext('2d');
@@ -66,21 +66,18 @@ export function createStepper(container, onForce) {
   let observer = null;
   /** `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null. */
   function render(trace, selection, analysis = null) {
-    const list = document.createElement('div');
-    list.className = 'step-list';
+    const list = el('div', { className: 'step-list' });
     if (!trace?.steps.length) {
-      const none = document.createElement('p');
-      none.className = 'muted';
-      none.textContent = 'Only the start token <s> so far. Press “Step ▶”.';
       observer?.disconnect();
-      container.replaceChildren(none);
+      container.replaceChildren(el('p', { className: 'muted', text: 'Only the start token <s> so far. Press “Step ▶”.' }));
       return;
     }
     const { stack: cross, head, label } = headStack(trace, 'cross', analysis, selection.head);
     const layer = Math.min(selection.layer, cross.layers - 1);
-    const caption = document.createElement('p');
-    caption.className = 'muted';
-    caption.textContent = `Bars: cross-attention of layer ${layer}, ${label} (choose another layer or head above). Click a row's token to explain it in the attribution view.`;
+    const caption = el('p', {
+      className: 'muted',
+      text: `Bars: cross-attention of layer ${layer}, ${label} (choose another layer or head above). Click a row's token to explain it in the attribution view.`,
+    });
     const layout = barLayout(trace.srcTokens);
     const rowOffset = (i) => matrixOffset(cross, layer, head) + i * cross.keys; // step i's row
     observer?.disconnect();
@@ -129,41 +126,37 @@ export function createStepper(container, onForce) {
       hover(null, 'stepper');
     });
     trace.steps.forEach((step, i) => {
-      const row = document.createElement('div');
-      row.className = 'step-row';
-      row.dataset.step = i;
-      const token = document.createElement('div');
-      token.className = 'new-token token';
-      token.textContent = step.token;
-      if (step.forced) {
-        token.classList.add('forced');
-        token.title = 'forced by you';
-      }
+      const token = el('div', {
+        className: step.forced ? 'new-token token forced' : 'new-token token',
+        text: step.token,
+        title: step.forced ? 'forced by you' : null,
+      });
       token.addEventListener('mouseenter', () => hover([{ side: 'tgt', index: producedBy(i) }], 'stepper'));
       token.addEventListener('mouseleave', () => hover(null, 'stepper'));
       // The bars are drawn when the row scrolls into view (a long decode has up to max_len rows).
-      const placeholder = document.createElement('div');
+      const placeholder = el('div', { data: { step: i } });
       placeholder.style.width = `${layout.width}px`;
       placeholder.style.height = `${BAR_HEIGHT + WORD_HEIGHT}px`;
-      placeholder.dataset.step = i;
-      const scroll = document.createElement('div');
-      scroll.className = 'bars-scroll';
-      scroll.append(placeholder);
       observer.observe(placeholder);
-      const candidates = document.createElement('div');
-      candidates.className = 'candidates';
-      step.candidates.forEach((candidate) => {
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'candidate';
-        if (candidate.id === step.id) button.classList.add('chosen');
-        button.textContent = `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`;
-        button.title = `force “${candidate.token}” at this step and continue`;
+      const candidates = step.candidates.map((candidate) => {
+        const button = el('button', {
+          className: candidate.id === step.id ? 'candidate chosen' : 'candidate',
+          text: `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`,
+          title: `force “${candidate.token}” at this step and continue`,
+          attrs: { type: 'button' },
+        });
         button.addEventListener('click', () => onForce(i, candidate.id));
-        candidates.append(button);
+        return button;
       });
-      row.append(token, scroll, candidates);
-      list.append(row);
+      list.append(
+        el(
+          'div',
+          { className: 'step-row', data: { step: i } },
+          token,
+          el('div', { className: 'bars-scroll' }, placeholder),
+          el('div', { className: 'candidates' }, ...candidates),
+        ),
+      );
     });
     container.replaceChildren(caption, list);
     list.scrollTop = list.scrollHeight;

@@ -2,6 +2,7 @@
 // snapshot, over a log step axis, with a slider, a click on the plot and a Play button that pick
 // the snapshot whose weights the page uses.
 import { sizeCanvas } from '../canvas.js';
+import { el } from '../dom.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
 const HEIGHT = 180;
@@ -70,28 +71,21 @@ function polyline(ctx, count, x, y) {
  * snapshot (true) or gave up on it (false).
  */
 export function createTimeline(container, { onPick }) {
-  const playButton = document.createElement('button');
-  playButton.type = 'button';
-  playButton.title = 'Step through the snapshots from the first, each once it is drawn';
-  const slider = document.createElement('input');
-  slider.type = 'range';
-  slider.id = 'timeline-slider';
-  slider.min = '0';
-  slider.step = '1';
-  const label = document.createElement('label');
-  label.className = 'timeline-slider-label';
-  label.append('Training snapshot ', slider);
-  const readout = document.createElement('span');
-  readout.className = 'timeline-readout';
-  readout.setAttribute('aria-live', 'polite');
-  const controls = document.createElement('div');
-  controls.className = 'row';
-  controls.append(playButton, label, readout);
-  const canvas = document.createElement('canvas');
-  canvas.className = 'timeline-plot';
-  canvas.setAttribute('role', 'img');
-  const legend = document.createElement('div');
-  legend.className = 'legend';
+  const playButton = el('button', {
+    title: 'Step through the snapshots from the first, each once it is drawn',
+    attrs: { type: 'button' },
+  });
+  const slider = el('input', { attrs: { type: 'range', id: 'timeline-slider', min: 0, step: 1 } });
+  const readout = el('span', { className: 'timeline-readout', attrs: { 'aria-live': 'polite' } });
+  const controls = el(
+    'div',
+    { className: 'row' },
+    playButton,
+    el('label', { className: 'timeline-slider-label' }, 'Training snapshot ', slider),
+    readout,
+  );
+  const canvas = el('canvas', { className: 'timeline-plot', attrs: { role: 'img' } });
+  const legend = el('div', { className: 'legend' });
   container.replaceChildren(controls, canvas, legend);
 
   let timeline = null;
@@ -101,9 +95,8 @@ export function createTimeline(container, { onPick }) {
   let playTicket = 0;
 
   function legendItem(colour, text) {
-    const item = document.createElement('span');
+    const item = el('span', { text });
     item.style.color = colour;
-    item.textContent = text;
     return item;
   }
 
