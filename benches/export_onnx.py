@@ -24,6 +24,11 @@ IR_VERSION = 10
 OPSET = 17
 
 
+def stack_layers(stack):
+    """A trace's flat attention stack as an array [layers, heads, queries, keys]."""
+    return np.array(stack["data"], dtype=np.float32).reshape(stack["layers"], stack["heads"], stack["queries"], stack["keys"])
+
+
 def read_safetensors(path):
     raw = pathlib.Path(path).read_bytes()
     n = int.from_bytes(raw[:8], "little")
@@ -209,18 +214,19 @@ def check(model_dir, out_dir, config):
     binary = pathlib.Path(__file__).resolve().parent.parent / "target" / "release" / "attnscope"
     worst = 0.0
     for text in CHECK_SENTENCES.get(config["name"], CHECK_SENTENCES["en-zh"]):
-        trace = json.loads(subprocess.run([str(binary), "trace", "--model", str(model_dir), text, "--json"], check=True, capture_output=True).stdout)
+        answer = json.loads(subprocess.run([str(binary), "trace", "--model", str(model_dir), text, "--json"], check=True, capture_output=True).stdout)
+        trace = answer["trace"]
         src = np.array([trace["srcIds"]], dtype=np.int64)
         enc_out = enc.run(None, {"src_ids": src})
         memory = enc_out[0]
-        for layer, ours in enumerate(trace["encoderSelfAttention"]):
-            worst = max(worst, float(np.abs(enc_out[1 + layer][0] - np.array(ours)).max()))
+        for layer, ours in enumerate(stack_layers(trace["encoderSelfAttention"])):
+            worst = max(worst, float(np.abs(enc_out[1 + layer][0] - ours).max()))
         rows = len(trace["tgtIds"]) - 1
         tgt = np.array([trace["tgtIds"][:rows]], dtype=np.int64)
         dec_out = dec.run(None, {"tgt_ids": tgt, "memory": memory})
         for layer in range(config["n_decoder_layers"]):
-            worst = max(worst, float(np.abs(dec_out[1 + 2 * layer][0] - np.array(trace["decoderSelfAttention"][layer])).max()))
-            worst = max(worst, float(np.abs(dec_out[2 + 2 * layer][0] - np.array(trace["crossAttention"][layer])).max()))
+            worst = max(worst, float(np.abs(dec_out[1 + 2 * layer][0] - stack_layers(trace["decoderSelfAttention"])[layer]).max()))
+            worst = max(worst, float(np.abs(dec_out[2 + 2 * layer][0] - stack_layers(trace["crossAttention"])[layer]).max()))
         greedy = dec_out[0][0].argmax(-1).tolist()
         if greedy != trace["tgtIds"][1:]:
             raise SystemExit(f"ONNX greedy tokens differ from attnscope's for {text!r}: {greedy} vs {trace['tgtIds'][1:]}")
