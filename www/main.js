@@ -468,7 +468,9 @@ async function loadSnapshot(index) {
     clearMessageUnlessInfo();
     state.snapshot = index;
     timeline.show(index);
-    if (result) showAnswer(result, null);
+    // In beam mode the search itself depends on the weights: search again with the new ones.
+    if (result && $('sampling-select').value === 'beam') await translate();
+    else if (result) showAnswer(result, null);
     else markSnapshot();
     await whenDrawn();
   } catch (error) {

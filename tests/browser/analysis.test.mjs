@@ -240,6 +240,9 @@ test('attribution: occlusion, attention and rollout per source token, as the wor
 
     await typeSettled(page, HELD_OUT);
     await waitAttribution(page, 1);
+    // Every view finished drawing, so the panel no longer moves while it is captured.
+    await waitReady(page);
+    await page.locator('#attribution').scrollIntoViewIfNeeded();
     await page.locator('#attribution').screenshot({ path: shot('attribution-heldout') });
     assert.deepEqual(consoleErrors, []);
   }),
@@ -327,6 +330,33 @@ test('rollout: the encoder rollout and the source attribution, on en-zh and date
     await waitOutput(page, () => document.body.dataset.output === '1958-08-29');
     await waitReady(page);
     await checkModel('date-iso');
+    assert.deepEqual(consoleErrors, []);
+  }),
+);
+
+test('beam search follows the training timeline: a snapshot is searched with its own weights', { timeout: 240_000 }, () =>
+  withPage(site.origin, '?model=date-iso&backend=cpu', async ({ page, consoleErrors }) => {
+    const date = 'Friday, the 29th of August 1958';
+    await translate(page, date, '1958-08-29');
+    await page.selectOption('#sampling-select', 'beam');
+    const shipped = await waitBeam(page, 4);
+    // `attnscope trace --beam 4 --json` gives the same best hypothesis and log-probability.
+    assert.equal(shipped.finals[0].tokens.join(''), '1958-08-29</s>');
+    assert.ok(Math.abs(shipped.finals[0].logProb - -0.97642) < 1e-4, `${shipped.finals[0].logProb}`);
+    // Snapshot 9 of 15 is step 256; its beam (`--checkpoint 256 --beam 4`) is another search.
+    await page.evaluate(() => {
+      const slider = document.getElementById('timeline-slider');
+      slider.value = '9';
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(() => {
+      const best = window.__attnscope.state.beam?.finals[0];
+      return document.body.dataset.snapshot === '256' && document.body.dataset.ready === 'true' && best && best.logProb < -2;
+    });
+    const early = await waitBeam(page, 4);
+    assert.equal(early.finals[0].tokens.join(''), '1985-08-25</s>');
+    assert.ok(Math.abs(early.finals[0].logProb - -3.07731) < 1e-4, `${early.finals[0].logProb}`);
+    assert.equal(await shownOutput(page), '1985-08-25');
     assert.deepEqual(consoleErrors, []);
   }),
 );
