@@ -7,7 +7,7 @@ use burn::tensor::Device;
 use clap::{Args, Parser, Subcommand};
 
 use crate::analysis::Analysis;
-use crate::folder::ModelFolder;
+use crate::folder::{read_file, ModelFolder};
 use crate::recipes::{self, RecipeOptions};
 use crate::sampling::Sampling;
 use crate::session::{mean_row_entropy, Answer, BeamSearch, Focus, HeadStages};
@@ -133,20 +133,16 @@ enum Command {
 }
 
 fn read_timeline(model: &Path) -> Result<Timeline> {
-    let path = model.join(TIMELINE_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
+    let bytes = read_file(&model.join(TIMELINE_FILE))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| Error::NotUtf8 {
+        file: TIMELINE_FILE,
         message: e.to_string(),
     })?;
-    Timeline::from_json(&text)
+    Timeline::from_json(text)
 }
 
 fn read_snapshot(model: &Path, snapshot: &Snapshot) -> Result<Vec<u8>> {
-    let path = model.join(&snapshot.file);
-    std::fs::read(&path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
+    read_file(&model.join(&snapshot.file))
 }
 
 fn session(decode: &Decode) -> Result<Session> {

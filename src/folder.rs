@@ -125,6 +125,12 @@ fn io_error(path: &std::path::Path, error: std::io::Error) -> Error {
     }
 }
 
+/// Read one file (native only); a failure names the path.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| io_error(path, e))
+}
+
 /// Write one file (`name` may hold a subfolder), creating its folder (native only).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> Result<()> {
@@ -138,10 +144,7 @@ pub fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> Result<()> {
 impl ModelFolder {
     /// Read the four files.
     pub fn read(dir: &std::path::Path) -> Result<Self> {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read(&path).map_err(|e| io_error(&path, e))
-        };
+        let read = |name: &str| read_file(&dir.join(name));
         Ok(Self {
             config: read(FILE_NAMES.config)?,
             weights: read(FILE_NAMES.weights)?,

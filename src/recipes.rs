@@ -20,7 +20,7 @@ use crate::tokenizer::{build_tokenizer, Granularity, TextTokenizer};
 use crate::train::{
     greedy_decode, ids_to_text, tokenize_pairs, train, SnapshotPoint, TrainOptions,
 };
-use crate::weights::save_weights;
+use crate::weights::{replace_weights, save_weights};
 
 /// Seed of the held-out date set (the training set never contains one of its sources).
 pub const DATE_HELDOUT_SEED: u64 = 1001;
@@ -170,6 +170,9 @@ struct TimelineRecorder<'a> {
     tgt: &'a TextTokenizer,
     pairs: &'a [Pair],
     snapshots: Vec<Snapshot>,
+    /// The model the snapshots are measured with: loaded with the first one, then only its
+    /// weights are replaced.
+    measured: Option<LoadedModel>,
     /// Time spent saving and measuring snapshots (not training time).
     elapsed: Duration,
 }
@@ -189,6 +192,7 @@ impl<'a> TimelineRecorder<'a> {
             tgt,
             pairs,
             snapshots: vec![],
+            measured: None,
             elapsed: Duration::ZERO,
         }
     }
@@ -205,15 +209,22 @@ impl<'a> TimelineRecorder<'a> {
             file
         };
         // Measured on the F16 weights, exactly as they are shipped.
-        let loaded = LoadedModel::load(
-            ModelFiles {
-                config: self.config.to_json()?.as_bytes(),
-                weights: &weights,
-                src_tokenizer: self.src.to_json()?.as_bytes(),
-                tgt_tokenizer: self.tgt.to_json()?.as_bytes(),
-            },
-            &Device::flex(),
-        )?;
+        let device = Device::flex();
+        let loaded = match self.measured.take() {
+            Some(mut loaded) => {
+                replace_weights(&loaded.config, &mut loaded.model, &weights, &device)?;
+                loaded
+            }
+            None => LoadedModel::load(
+                ModelFiles {
+                    config: self.config.to_json()?.as_bytes(),
+                    weights: &weights,
+                    src_tokenizer: self.src.to_json()?.as_bytes(),
+                    tgt_tokenizer: self.tgt.to_json()?.as_bytes(),
+                },
+                &device,
+            )?,
+        };
         let sources: Vec<&str> = self.pairs.iter().map(|p| p.source.as_str()).collect();
         let outputs = translate_all(&loaded, &sources)?;
         let references: Vec<String> = self.pairs.iter().map(|p| p.target.clone()).collect();
@@ -224,6 +235,7 @@ impl<'a> TimelineRecorder<'a> {
             loss_step: point.loss_step,
             heldout: metrics::exact_match(&outputs, &references),
         });
+        self.measured = Some(loaded);
         self.elapsed += started.elapsed();
         Ok(())
     }

@@ -120,12 +120,17 @@ pub fn top_k(values: &[f32], k: usize) -> Vec<usize> {
 /// `sampling` chooses among the rest.
 pub fn next_token(logits: &[f32], never: &[u32], sampling: &Sampling, rng: &mut Rng) -> u32 {
     let mut allowed = logits.to_vec();
+    rule_out(&mut allowed, never, f32::NEG_INFINITY);
+    choose(&allowed, sampling, rng) as u32
+}
+
+/// Set the scores of the `never` ids to `minus_infinity`, so that no ranking picks them.
+pub fn rule_out<T: Copy>(scores: &mut [T], never: &[u32], minus_infinity: T) {
     for &id in never {
-        if let Some(logit) = allowed.get_mut(id as usize) {
-            *logit = f32::NEG_INFINITY;
+        if let Some(score) = scores.get_mut(id as usize) {
+            *score = minus_infinity;
         }
     }
-    choose(&allowed, sampling, rng) as u32
 }
 
 /// Choose a token index from `logits`.

@@ -247,26 +247,26 @@ impl WebSession {
                 "unknown attention kind {kind:?}: use encoderSelf, decoderSelf or cross"
             )))
         })?;
-        let config = self.session.config();
-        let layers = match kind {
-            AttentionKind::EncoderSelf => config.n_encoder_layers,
-            _ => config.n_decoder_layers,
+        let focus = Focus {
+            kind,
+            layer: layer as usize,
+            head: head as usize,
         };
-        let (layer, head) = (layer as usize, head as usize);
-        for (what, index, len) in [("layer", layer, layers), ("head", head, config.n_heads)] {
-            if index >= len {
-                return Err(js_error(Error::OutOfRange { what, index, len }));
-            }
-        }
-        self.focus = Focus { kind, layer, head };
+        focus.check(self.session.config()).map_err(js_error)?;
+        self.focus = focus;
         Ok(())
     }
 
-    /// The trace so far and the focused head's stages: `{trace, stages}`.
+    /// The trace so far, the focused head's stages and the summaries the page draws beside
+    /// them: `{trace, stages, analysis}`, all in one answer.
     pub async fn answer(&self) -> Result<JsValue, JsError> {
         let stages = self.session.stages(self.focus).await.map_err(js_error)?;
         let trace = self.session.trace().map_err(js_error)?;
-        to_js(&Answer::new(trace, stages))
+        let answer = Answer {
+            analysis: Some(Analysis::of(trace)),
+            ..Answer::new(trace, stages)
+        };
+        to_js(&answer)
     }
 
     /// Encode a sentence and decode it to the end.
@@ -339,12 +339,6 @@ impl WebSession {
             // No sentence yet: nothing to decode again.
             None => Ok(JsValue::NULL),
         }
-    }
-
-    /// Mean and max over heads, encoder rollout and source attribution of the current trace.
-    pub fn analysis(&self) -> Result<JsValue, JsError> {
-        let trace = self.session.trace().map_err(js_error)?;
-        to_js(&Analysis::of(trace))
     }
 
     /// Beam search (width 1–8, length penalty α) over the current source: the tree and the

@@ -107,6 +107,14 @@ async fn cpu_translates_and_steps() {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0f32, f32::max);
     assert!(worst < 1e-5, "stages and trace differ by {worst}");
+    // The summaries come in the same answer: no second round trip.
+    let analysis = get(&answer, "analysis");
+    let mean_cross = get(&get(&analysis, "headMean"), "cross");
+    assert_eq!(get(&mean_cross, "heads").as_f64(), Some(1.0));
+    assert_eq!(
+        get(&get(&analysis, "encoderRollout"), "layers").as_f64(),
+        Some(3.0)
+    );
     let causal = Uint8Array::from(get(&get(&trace, "causalMask"), "hidden")).to_vec();
     assert_eq!(causal.len(), rows * rows);
     assert_eq!((causal[0], causal[1]), (0, 1));

@@ -174,9 +174,8 @@ async function drawAll() {
   const ticket = ++renderTicket;
   const { trace, stages, selection } = state;
   document.body.dataset.ready = 'false';
-  // The mean or max over heads comes with the trace's analysis: the focused heatmap waits for it.
-  let analysis = trace && isSummaryHead(selection.head) ? await analysisOf(trace) : null;
-  if (ticket !== renderTicket || analysis === STALE) return null;
+  // The mean and max over heads and the rollouts came in the same answer as the trace.
+  const { analysis } = state;
   let busy = timed('tokens, focus, buttons', () => {
     tokens.render(trace);
     syncSelectors();
@@ -185,9 +184,6 @@ async function drawAll() {
     renderStepButtons();
   });
   if (trace) {
-    analysis ??= await analysisOf(trace);
-    if (ticket !== renderTicket || analysis === STALE) return null;
-    state.analysis = analysis;
     const stagesNote = isSummaryHead(selection.head) ? SUMMARY_HAS_NO_STAGES : '';
     const views = [
       ...KINDS.map((kind) => [
@@ -219,22 +215,6 @@ async function drawAll() {
 
 const SUMMARY_HAS_NO_STAGES =
   'The mean and the max over heads summarise the heads; they have no QKᵀ of their own. Pick a head number to see its stages.';
-
-// The shown trace's analysis (www/wire.js analysis), asked for once per trace. Null when the
-// worker cannot give one (the views go on without it); STALE when a newer sentence is on its way.
-const STALE = Symbol('stale');
-let analysisAsked = { trace: null, answer: null };
-
-function analysisOf(trace) {
-  if (analysisAsked.trace !== trace) {
-    const answer = call('analysis', { gen: state.shownGeneration }).then(
-      (result) => (result.stale ? STALE : result),
-      () => null,
-    );
-    analysisAsked = { trace, answer };
-  }
-  return analysisAsked.answer;
-}
 
 /** Resolves once every view shows the latest answer (at once when there is none to show). */
 function whenDrawn() {
@@ -320,6 +300,7 @@ function showAnswer(result, generation) {
   if (generation != null) state.shownGeneration = generation;
   state.trace = result.trace;
   state.stages = result.stages;
+  state.analysis = result.analysis;
   renderAll().then((renderMs) => {
     if (renderMs != null) redrawn(generation, result.ms ?? null, renderMs);
   });
@@ -515,6 +496,7 @@ async function boot(backend = $('backend-select').value, model = state.model) {
     state.selection = clampSelection(state.selection);
     state.trace = null;
     state.stages = null;
+    state.analysis = null;
     // A fresh worker holds the shipped weights: the final snapshot.
     state.timeline = info.timeline;
     state.snapshot = info.timeline ? info.timeline.snapshots.length - 1 : 0;

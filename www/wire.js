@@ -54,9 +54,9 @@ export function stages(s) {
   };
 }
 
-/** Answer = { trace, stages }; stages is null while the focused kind has no rows. */
+/** Answer = { trace, stages, analysis }; stages is null while the focused kind has no rows. */
 export function answer(a) {
-  return { trace: trace(a.trace), stages: a.stages ? stages(a.stages) : null };
+  return { trace: trace(a.trace), stages: a.stages ? stages(a.stages) : null, analysis: a.analysis ? analysis(a.analysis) : null };
 }
 
 /** The sinusoidal table [rows = maxLen, cols = dModel] and PE(t)·PE(t+Δ) curves. */

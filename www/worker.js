@@ -356,7 +356,6 @@ const handlers = {
   /** args: { width, lengthPenalty }: a beam search over the current sentence, which it leaves as it is. */
   beam: (args) => withSession(async (session) => wire.beam(await session.beam(args.width, args.lengthPenalty))),
   /** The current trace's head summaries and rollouts. */
-  analysis: () => withSession(async (session) => wire.analysis(session.analysis())),
   /** args: { row }: what made decoder row `row` produce its token (occlusion, attention, rollout). */
   attribution: (args) => withSession(async (session) => wire.attribution(await session.attribution(args.row))),
   /**

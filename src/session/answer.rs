@@ -14,7 +14,8 @@ pub struct Answer<'a> {
     pub trace: &'a Trace,
     /// The focused head's stages (`None` when no head is focused or its kind has no row yet).
     pub stages: Option<HeadStages>,
-    /// Mean and max over heads, rollout, source attribution (CLI `--analysis`).
+    /// Mean and max over heads, rollout, source attribution (always on the page; CLI
+    /// `--analysis`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analysis: Option<Analysis>,
     /// The beam search that chose the output (CLI `--beam`).

@@ -4,14 +4,11 @@
 //! `log p(y_i | x, y_<i) − log p(y_i | x with x_j = <unk>, y_<i)`. All occluded sources and the
 //! original go through the model as one batch.
 
-use burn::tensor::{Tensor, TensorData};
 use serde::Serialize;
 
-use super::readback::{flat, read_back};
 use super::Session;
 use crate::analysis::{spearman, Analysis};
 use crate::error::{Error, Result};
-use crate::sampling::log_probabilities;
 use crate::trace::Floats;
 
 /// One output token's attribution over the source, next to its attention.
@@ -60,25 +57,12 @@ impl Session {
             occluded[j] = config.unk_id;
             sources.extend(occluded);
         }
-        let encoded = self
-            .loaded
-            .model
-            .encode(self.ids_tensor(&sources, batch), None);
-        let prefix: Vec<i64> = trace.tgt_ids[..=row]
+        let prefixes = trace.tgt_ids[..=row].repeat(batch);
+        let log_p: Vec<f64> = self
+            .next_log_probs(&sources, &prefixes, batch)
+            .await?
             .iter()
-            .map(|&t| i64::from(t))
-            .collect();
-        let len = prefix.len();
-        let tgt = Tensor::from_data(
-            TensorData::new(prefix.repeat(batch), [batch, len]),
-            &self.device,
-        );
-        let logits = self.loaded.model.decode(tgt, &encoded, None).logits; // [batch, len, vocab]
-        let last = logits.narrow(1, len - 1, 1); // [batch, 1, vocab]
-        let values = read_back(vec![flat(last)]).await?.concat();
-        let log_p: Vec<f64> = values
-            .chunks(config.tgt_vocab_size)
-            .map(|logits| log_probabilities(logits)[id as usize])
+            .map(|row| row[id as usize])
             .collect();
         let occlusion: Vec<f32> = log_p[1..].iter().map(|&o| (log_p[0] - o) as f32).collect();
         let analysis = Analysis::of(trace);
@@ -103,11 +87,8 @@ impl Session {
 
     /// Replace the output with `ids` (target ids after `<s>`), e.g. a beam hypothesis.
     pub async fn force_ids(&mut self, ids: &[u32]) -> Result<()> {
-        if let Some(&bad) = ids
-            .iter()
-            .find(|&&id| id as usize >= self.loaded.config.tgt_vocab_size)
-        {
-            return Err(Error::UnknownToken(format!("id {bad}")));
+        for &id in ids {
+            self.check_target_id(id)?;
         }
         self.set_prefix_ids(ids).await
     }

@@ -9,13 +9,11 @@
 //! (or, if none finished, the live ones) are ranked by the length-normalised score
 //! `log P / ((5 + len) / 6)^α` (Wu et al. 2016), `len` counting `</s>`. Width 1 is greedy.
 
-use burn::tensor::{Int, Tensor, TensorData};
 use serde::Serialize;
 
-use super::readback::{flat, read_back};
 use super::Session;
 use crate::error::{Error, Result};
-use crate::sampling::{log_probabilities, top_k};
+use crate::sampling::{rule_out, top_k};
 
 /// The widest beam the page and the CLI offer.
 pub const MAX_BEAM_WIDTH: usize = 8;
@@ -115,15 +113,17 @@ impl Session {
             if live.is_empty() || finished.len() >= width {
                 break;
             }
-            let rows = self.next_log_probs(&src_ids, &live).await?;
+            let prefixes: Vec<u32> = live
+                .iter()
+                .flat_map(|h| std::iter::once(config.bos_id).chain(h.ids.iter().copied()))
+                .collect();
+            let rows = self
+                .next_log_probs(&src_ids.repeat(live.len()), &prefixes, live.len())
+                .await?;
             let mut candidates = vec![];
             for (k, (hypothesis, row)) in live.iter().zip(&rows).enumerate() {
                 let mut row = row.clone();
-                for &id in &never {
-                    if let Some(l) = row.get_mut(id as usize) {
-                        *l = f64::NEG_INFINITY;
-                    }
-                }
+                rule_out(&mut row, &never, f64::NEG_INFINITY);
                 let as_f32: Vec<f32> = row.iter().map(|&l| l as f32).collect();
                 for id in top_k(&as_f32, width) {
                     if row[id].is_finite() {
@@ -194,29 +194,5 @@ impl Session {
             nodes,
             finals,
         })
-    }
-
-    /// log p of every next token for each hypothesis, in one batched pass (no cache: each
-    /// prefix is decoded whole).
-    async fn next_log_probs(&self, src_ids: &[u32], live: &[Live]) -> Result<Vec<Vec<f64>>> {
-        let config = &self.loaded.config;
-        let batch = live.len();
-        let len = live[0].ids.len() + 1;
-        let src: Vec<u32> = src_ids.repeat(batch);
-        let encoded = self.loaded.model.encode(self.ids_tensor(&src, batch), None);
-        let prefixes: Vec<i64> = live
-            .iter()
-            .flat_map(|h| std::iter::once(config.bos_id).chain(h.ids.iter().copied()))
-            .map(i64::from)
-            .collect();
-        let tgt: Tensor<2, Int> =
-            Tensor::from_data(TensorData::new(prefixes, [batch, len]), &self.device);
-        let logits = self.loaded.model.decode(tgt, &encoded, None).logits; // [batch, len, vocab]
-        let last = logits.narrow(1, len - 1, 1); // [batch, 1, vocab]
-        let values = read_back(vec![flat(last)]).await?.concat();
-        Ok(values
-            .chunks(config.tgt_vocab_size)
-            .map(log_probabilities)
-            .collect())
     }
 }

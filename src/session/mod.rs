@@ -28,7 +28,7 @@ use crate::folder::{LoadedModel, ModelFiles};
 use crate::masks::Mask;
 use crate::model::{DecoderOutput, EncoderOutput, KeyValue, Probe};
 use crate::positional::PositionalTable;
-use crate::sampling::{next_token, probabilities, top_k, Rng, Sampling};
+use crate::sampling::{log_probabilities, next_token, probabilities, top_k, Rng, Sampling};
 use crate::tokenizer::visible;
 use crate::trace::{AttentionStack, Candidate, Started, Step, Trace};
 
@@ -171,21 +171,27 @@ impl Session {
         self.step_with(None).await
     }
 
+    /// An error unless `id` is in the target vocabulary.
+    fn check_target_id(&self, id: u32) -> Result<()> {
+        if id as usize >= self.loaded.config.tgt_vocab_size {
+            return Err(Error::UnknownToken(format!("id {id}")));
+        }
+        Ok(())
+    }
+
     /// Decode one more token; `forced` replaces the model's choice with a given target id.
     pub async fn step_with(&mut self, forced: Option<u32>) -> Result<&Step> {
-        let config = &self.loaded.config;
         if let Some(id) = forced {
-            if id as usize >= config.tgt_vocab_size {
-                return Err(Error::UnknownToken(format!("id {id}")));
-            }
+            self.check_target_id(id)?;
         }
-        let state = self.state.as_mut().ok_or(Error::NotStarted)?;
-        if let Some(reason) = Self::finish_reason(config, &state.trace) {
+        let config = &self.loaded.config;
+        let trace = self.trace()?;
+        if let Some(reason) = Self::finish_reason(config, trace) {
             return Err(Error::Finished(reason));
         }
-        let position = state.trace.rows();
-        let last = state.trace.tgt_ids[position];
-        let input = Tensor::from_data(TensorData::new(vec![last as i64], [1, 1]), &self.device);
+        let position = trace.rows();
+        let input = self.ids_tensor(&trace.tgt_ids[position..], 1);
+        let state = self.state.as_mut().ok_or(Error::NotStarted)?;
         let saved_cache = state.cache.clone();
         let output = self.loaded.model.decode_step(
             input,
@@ -309,9 +315,7 @@ impl Session {
     /// Keep `index` steps and force `id` as the next one (a clicked candidate). Nothing changes
     /// when `id` or `index` cannot be used.
     pub async fn force(&mut self, index: usize, id: u32) -> Result<&Step> {
-        if id as usize >= self.loaded.config.tgt_vocab_size {
-            return Err(Error::UnknownToken(format!("id {id}")));
-        }
+        self.check_target_id(id)?;
         self.truncate(index)?;
         self.step_with(Some(id)).await
     }
@@ -405,6 +409,33 @@ impl Session {
             AttentionStack::new(layers, heads, rows, src_len, cross_parts),
             logits,
         ))
+    }
+
+    /// log p of every next token after each of `batch` target prefixes (row-major
+    /// `[batch, len]`, each starting with `<s>`), each read against its own source (row-major
+    /// `[batch, src_len]`): one batched pass, no cache.
+    ///
+    /// # Shapes
+    /// returns `[batch][tgt_vocab]`.
+    async fn next_log_probs(
+        &self,
+        sources: &[u32],
+        prefixes: &[u32],
+        batch: usize,
+    ) -> Result<Vec<Vec<f64>>> {
+        let encoded = self
+            .loaded
+            .model
+            .encode(self.ids_tensor(sources, batch), None);
+        let tgt = self.ids_tensor(prefixes, batch);
+        let len = prefixes.len() / batch.max(1);
+        let logits = self.loaded.model.decode(tgt, &encoded, None).logits; // [batch, len, vocab]
+        let last = logits.narrow(1, len - 1, 1); // [batch, 1, vocab]
+        let values = read_back(vec![flat(last)]).await?.concat();
+        Ok(values
+            .chunks(self.loaded.config.tgt_vocab_size)
+            .map(log_probabilities)
+            .collect())
     }
 
     /// The decoder over every input position decoded so far, in one pass (causal mask).

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::readback::{flat, read_back};
 use super::Session;
+use crate::config::ModelConfig;
 use crate::error::{Error, Result};
 use crate::masks::Mask;
 use crate::model::Probe;
@@ -19,6 +20,25 @@ pub struct Focus {
     pub layer: usize,
     /// Head within the layer.
     pub head: usize,
+}
+
+impl Focus {
+    /// Whether the model has this layer and head; an `OutOfRange` error says which does not.
+    pub fn check(&self, config: &ModelConfig) -> Result<()> {
+        let layers = match self.kind {
+            AttentionKind::EncoderSelf => config.n_encoder_layers,
+            _ => config.n_decoder_layers,
+        };
+        for (what, index, len) in [
+            ("layer", self.layer, layers),
+            ("head", self.head, config.n_heads),
+        ] {
+            if index >= len {
+                return Err(Error::OutOfRange { what, index, len });
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One head's attention, stage by stage, with each head's mean row entropy both ways.
@@ -64,6 +84,7 @@ impl Session {
     /// The stages of the focused head, or `None` when its kind has no row yet (decoder
     /// attention before the first step).
     pub async fn stages(&self, focus: Focus) -> Result<Option<HeadStages>> {
+        focus.check(&self.loaded.config)?;
         let trace = self.trace()?;
         if focus.kind != AttentionKind::EncoderSelf && trace.rows() == 0 {
             return Ok(None);
@@ -74,17 +95,6 @@ impl Session {
     async fn stages_of(&self, focus: Focus) -> Result<HeadStages> {
         let Focus { kind, layer, head } = focus;
         let config = &self.loaded.config;
-        let layers = match kind {
-            AttentionKind::EncoderSelf => config.n_encoder_layers,
-            _ => config.n_decoder_layers,
-        };
-        let out_of_range = |what, index, len| Error::OutOfRange { what, index, len };
-        if layer >= layers {
-            return Err(out_of_range("layer", layer, layers));
-        }
-        if head >= config.n_heads {
-            return Err(out_of_range("head", head, config.n_heads));
-        }
         let state = self.state()?;
         let trace = &state.trace;
         let probe = Some(Probe { kind, layer });
@@ -116,7 +126,8 @@ impl Session {
                 (attention, tgt_tokens, keys, &trace.padding_mask)
             }
         };
-        let attention = attention.ok_or(out_of_range("layer", layer, layers))?;
+        let attention =
+            attention.ok_or(Error::Invariant("a checked layer returned no attention"))?;
         let raw = attention
             .raw_scores
             .ok_or(Error::Invariant("the probed layer kept no raw scores"))?;
