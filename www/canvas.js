@@ -32,14 +32,10 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
   const span = max - min || 1;
   for (let i = 0; i < rows * cols; i++) {
     const p = i * 4;
-    const v = values[offset + i];
-    if (mask?.[i]) {
-      data[p] = data[p + 1] = data[p + 2] = 40;
-    } else if (!Number.isFinite(v)) {
-      data[p] = data[p + 1] = data[p + 2] = 90;
+    const k = mapOffset(values[offset + i], mask?.[i], min, span);
+    if (k < 0) {
+      data[p] = data[p + 1] = data[p + 2] = -k;
     } else {
-      const t = Math.min(1, Math.max(0, (v - min) / span));
-      const k = Math.round(t * 255) * 3;
       data[p] = table[k];
       data[p + 1] = table[k + 1];
       data[p + 2] = table[k + 2];
@@ -78,6 +74,24 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
       if (col >= 0 && col < cols) ctx.strokeRect(col * cw + 0.5, 0.5, cw - 1, height - 1);
     }
   }
+}
+
+/**
+ * The colour of one cell: the offset of its RGB triple in a 256-entry map, or minus the grey level
+ * of a cell without one (40: hidden by the mask, 90: not a finite number).
+ */
+export function mapOffset(v, masked, min, span) {
+  if (masked) return -40;
+  if (!Number.isFinite(v)) return -90;
+  const t = Math.min(1, Math.max(0, (v - min) / span));
+  return Math.round(t * 255) * 3;
+}
+
+/** The CSS colour drawMatrix gives value `v` on `map` from `min` to `max`. */
+export function cellColour(v, masked, { map = 'viridis', min = 0, max = 1 } = {}) {
+  const table = MAPS[map] || MAPS.viridis;
+  const k = mapOffset(v, masked, min, max - min || 1);
+  return k < 0 ? `rgb(${-k},${-k},${-k})` : `rgb(${table[k]},${table[k + 1]},${table[k + 2]})`;
 }
 
 // One scratch canvas per size, reused across draws.

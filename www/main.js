@@ -8,7 +8,9 @@
 import { isSummaryHead, KINDS, parseHead } from './attention.js';
 import { createClient } from './client.js';
 import { el, option } from './dom.js';
+import { fileName, readTrace, saveJson, savePng, saveSvg } from './export.js';
 import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
+import { language, onLanguageChange, setLanguage, supportedLanguage, t } from './i18n.js';
 import { createAttribution } from './views/attribution.js';
 import { createBeamTree, pathIds } from './views/beamtree.js';
 import { createCompare } from './views/compare.js';
@@ -43,6 +45,8 @@ const state = {
   hideSinks: false, // leave the <s>/</s> key columns out of the focused heatmap and the model view
   analysis: null, // the shown trace's head summaries and rollouts (www/wire.js analysis), or null
   beam: null, // the current sentence's beam search (www/wire.js beam) in beam mode, or null
+  saved: null, // { name, model, text } while the page shows a trace read from a file, else null
+  liveConfig: null, // the loaded model's config, kept while a saved trace's stands in for it
 };
 
 const client = createClient({
@@ -74,19 +78,20 @@ function clearMessageUnlessInfo() {
 function showProgress({ label, loaded, total }) {
   if (state.config && /WebGPU/.test(label)) {
     // The page already works on the CPU: report the WebGPU module's download in the badge.
-    $('backend-badge').textContent = `running on CPU (loading the WebGPU module: ${total ? Math.round((100 * loaded) / total) : '…'}%)`;
+    $('backend-badge').textContent = t('backend.loadingWebgpu', { percent: total ? Math.round((100 * loaded) / total) : '…' });
     return;
   }
   $('loading').hidden = false;
   const fraction = total ? Math.min(1, loaded / total) : 0.5;
   $('progress-bar').style.width = `${Math.round(fraction * 100)}%`;
-  $('progress-text').textContent = `Loading ${label}… ${total ? `${(loaded / 1e6).toFixed(1)} / ${(total / 1e6).toFixed(1)} MB` : ''}`;
+  const size = total ? t('loading.size', { loaded: (loaded / 1e6).toFixed(1), total: (total / 1e6).toFixed(1) }) : '';
+  $('progress-text').textContent = t('loading.progress', { label, size });
 }
 
 function showBackend({ backend, note, warming }) {
   state.backend = backend;
   const badge = $('backend-badge');
-  badge.textContent = backend === 'webgpu' ? 'running on WebGPU' : warming ? 'running on CPU (WebGPU warming up…)' : 'running on CPU';
+  badge.textContent = t(backend === 'webgpu' ? 'backend.webgpu' : warming ? 'backend.warming' : 'backend.cpu');
   badge.className = `badge ${backend}`;
   badge.dataset.backend = backend;
   if (note) showMessage(note, 'info');
@@ -165,7 +170,7 @@ async function renderAll() {
     return await drawAll();
   } catch (error) {
     // A drawing bug must not leave the page half-drawn and silent.
-    showMessage(`Could not draw the views: ${error.message}`);
+    showMessage(t('message.drawFailed', { error: error.message }));
     return null;
   }
 }
@@ -184,7 +189,7 @@ async function drawAll() {
     renderStepButtons();
   });
   if (trace) {
-    const stagesNote = isSummaryHead(selection.head) ? SUMMARY_HAS_NO_STAGES : '';
+    const stagesNote = stagesMissing(selection);
     const views = [
       ...KINDS.map((kind) => [
         `model view: ${kind}`,
@@ -195,12 +200,17 @@ async function drawAll() {
       ['stages', () => stagesView.render(stages, trace, stagesNote)],
       ['masks', () => masks.renderCausal(trace)],
       ['rollout', () => rollout.render(trace, analysis)],
-      ['attribution', () => attribution.render(trace)],
-      [
-        'comparison',
-        () => compare.render(trace, selection, { text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot }),
-      ],
     ];
+    // Attribution and comparison ask the model again: a saved trace has none to ask.
+    if (!state.saved) {
+      views.push(
+        ['attribution', () => attribution.render(trace)],
+        [
+          'comparison',
+          () => compare.render(trace, selection, { text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot }),
+        ],
+      );
+    }
     for (const [name, draw] of views) {
       await nextTask();
       if (ticket !== renderTicket) return null;
@@ -213,8 +223,14 @@ async function drawAll() {
   return busy;
 }
 
-const SUMMARY_HAS_NO_STAGES =
-  'The mean and the max over heads summarise the heads; they have no QKᵀ of their own. Pick a head number to see its stages.';
+/** Why the stages view shows no stages for `selection`, or '' when it shows them. */
+function stagesMissing(selection) {
+  if (isSummaryHead(selection.head)) return t('stages.summaryHasNone');
+  const saved = state.saved?.stages;
+  if (state.saved && !state.stages && saved)
+    return t('saved.otherStages', { kind: t(`kind.${saved.kind}`), layer: saved.layer, head: saved.head });
+  return '';
+}
 
 /** Resolves once every view shows the latest answer (at once when there is none to show). */
 function whenDrawn() {
@@ -253,7 +269,7 @@ function renderTruncation(trace) {
   const dropped = chars.slice(cut.cutAtChar, cut.cutAtChar + 40).join('');
   target.replaceChildren(
     el('span', {
-      text: `The input is ${cut.totalTokens} tokens; this model reads at most ${cut.keptTokens} (+ </s>), so it was cut at character ${cut.cutAtChar}: …${kept}`,
+      text: t('input.truncated', { total: cut.totalTokens, kept: cut.keptTokens, at: cut.cutAtChar, text: kept }),
     }),
     el('span', { className: 'mark', text: ' ✂ ' }),
     el('span', { className: 'cut', text: `${dropped}…` }),
@@ -262,7 +278,7 @@ function renderTruncation(trace) {
 }
 
 function renderStepButtons() {
-  const trace = state.trace;
+  const trace = state.saved ? null : state.trace; // a saved trace cannot step
   const steps = trace ? trace.steps.length : 0;
   const finished = trace ? trace.finished : true;
   $('step-back').disabled = !trace || steps === 0;
@@ -270,14 +286,25 @@ function renderStepButtons() {
   $('step-forward').disabled = !trace || finished;
   $('step-end').disabled = !trace || finished;
   $('step-play').disabled = !trace || finished;
-  $('step-play').textContent = state.playing ? '‖ Pause' : '▶▶ Play';
-  $('step-status').textContent = trace ? `${steps} token${steps === 1 ? '' : 's'} decoded${finished ? ' — finished' : ''}` : '';
+  $('step-play').textContent = state.playing ? t('stepper.pause') : t('stepper.play');
+  const shown = state.trace;
+  const count = shown ? shown.steps.length : 0;
+  const status = count === 1 ? t('stepper.statusOne') : t('stepper.statusMany', { count });
+  $('step-status').textContent = shown ? `${status}${shown.finished ? t('stepper.finished') : ''}` : '';
 }
 
 /** Look at another kind, layer or head: the worker answers with that head's stages. */
 async function select(change) {
   state.selection = clampSelection({ ...state.selection, ...change });
   if (!state.trace) {
+    renderAll();
+    return;
+  }
+  if (state.saved) {
+    // No model to ask: the saved stages are of one head only.
+    const { stages } = state.saved;
+    const { kind, layer, head } = state.selection;
+    state.stages = stages && stages.kind === kind && stages.layer === layer && stages.head === head ? stages : null;
     renderAll();
     return;
   }
@@ -322,7 +349,7 @@ async function run(type, args = {}) {
 function handleError(error) {
   if (error.trap) {
     // The wasm instance hit a trap: start a fresh worker on the CPU and carry on.
-    showMessage(`The model crashed (${error.message}); restarting on the CPU backend.`, 'info');
+    showMessage(t('message.crashed', { error: error.message }), 'info');
     $('backend-select').value = 'cpu';
     client.retire(client.inUse());
     boot('cpu', state.model);
@@ -333,6 +360,10 @@ function handleError(error) {
 
 let typingTimer = null;
 function onInput() {
+  if (state.saved) {
+    leaveSavedTrace();
+    return;
+  }
   clearTimeout(typingTimer);
   const generation = ++state.generation;
   keystroke(generation);
@@ -343,7 +374,7 @@ async function translate(generation = ++state.generation) {
   const text = $('source-input').value;
   if (!text.trim()) {
     state.shownGeneration = generation;
-    showMessage('Type a sentence to translate: the input is empty.', 'info');
+    showMessage(t('message.empty'), 'info');
     return;
   }
   state.playing = false;
@@ -521,7 +552,7 @@ async function boot(backend = $('backend-select').value, model = state.model) {
     if (ticket !== bootTicket) return false;
     $('loading').hidden = true;
     if (state.model) $('model-select').value = state.model.name;
-    showMessage(`Could not load the model “${model?.name}”: ${error.message}`);
+    showMessage(t('message.loadFailed', { model: model?.name, error: error.message }));
     return false;
   }
 }
@@ -535,6 +566,152 @@ async function switchModel(name) {
   if (!(await boot(undefined, model)) && ticket === bootTicket) $('source-input').value = previousText;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Export and saved traces
+
+/** Each exportable view (a section's data-export) → its vector figure as drawn, or null. */
+const FIGURES = {
+  heatmap: () => focus.figure(),
+  'model-view': () => modelView.figure(),
+  'head-view': () => headView.figure(),
+  stepper: () => stepper.figure(),
+  stages: () => stagesView.figure(),
+  masks: () => masks.figure(),
+  positional: () => positional.figure(),
+  rollout: () => rollout.figure(),
+  attribution: () => attribution.figure(),
+  compare: () => compare.figure(),
+  'beam-tree': () => beamTree.figure(),
+  timeline: () => timeline.figure(),
+};
+
+/** What the page shows: its model's name and sentence (a saved trace's while one is shown). */
+function shownSource() {
+  if (state.saved) return { model: state.saved.model, text: state.saved.text };
+  return { model: state.model?.name, text: $('source-input').value };
+}
+
+async function exportView(view, format) {
+  const figure = FIGURES[view]();
+  if (!figure) {
+    showMessage(t('export.nothing'), 'info');
+    return;
+  }
+  const name = fileName({ ...shownSource(), view: view === 'heatmap' ? focus.viewName() : view }, format);
+  try {
+    if (format === 'svg') saveSvg(figure, name);
+    else await savePng(figure, name);
+  } catch (error) {
+    showMessage(t('export.failed', { error: error.message }));
+  }
+}
+
+/** PNG and SVG buttons beside the title of every section that names a view in data-export. */
+function addExportButtons() {
+  for (const section of document.querySelectorAll('section[data-export]')) {
+    const view = section.dataset.export;
+    const title = section.querySelector('h2');
+    const buttons = ['png', 'svg'].map((format) => {
+      const button = el('button', {
+        className: 'export-button',
+        text: format.toUpperCase(),
+        attrs: { type: 'button' },
+        data: { format, view },
+      });
+      button.addEventListener('click', () => exportView(view, format));
+      return button;
+    });
+    const group = el('div', { className: 'export', attrs: { role: 'group' } }, ...buttons);
+    const head = el('div', { className: 'panel-head' });
+    title.before(head);
+    head.append(title, group);
+  }
+  labelExportButtons();
+}
+
+/** The export buttons' names say which view they save, in the language in use. */
+function labelExportButtons() {
+  for (const section of document.querySelectorAll('section[data-export]')) {
+    const view = section.querySelector('h2').textContent;
+    for (const button of section.querySelectorAll('.export-button')) {
+      const label = t(button.dataset.format === 'png' ? 'export.png' : 'export.svg', { view });
+      button.setAttribute('aria-label', label);
+      button.title = label;
+    }
+    section.querySelector('.export').setAttribute('aria-label', t('export.group', { view }));
+  }
+}
+
+function saveTrace() {
+  if (!state.trace) {
+    showMessage(t('export.nothing'), 'info');
+    return;
+  }
+  saveJson({ trace: state.trace, stages: state.stages, analysis: state.analysis }, fileName({ ...shownSource(), view: 'trace' }, 'json'));
+}
+
+/** The sentence a trace was made from, as near as its tokens tell (without the closing </s>). */
+function sentenceOf(trace) {
+  const words = trace.srcTokens.slice(0, -1);
+  return words.every((w) => [...w].length === 1) ? words.join('') : words.join(' ');
+}
+
+/** Show a trace read from `file` in every view, without the model: the page says so. */
+async function openSavedTrace(file) {
+  let read;
+  try {
+    read = await readTrace(file);
+  } catch (error) {
+    showMessage(t('saved.unreadable', { name: file.name, error: error.message }));
+    return;
+  }
+  clearTimeout(typingTimer);
+  state.generation += 1;
+  state.shownGeneration = state.generation;
+  state.playing = false;
+  if (!state.saved) state.liveConfig = state.config;
+  const { answer, config } = read;
+  state.saved = { name: file.name, model: answer.trace.model, text: sentenceOf(answer.trace), stages: answer.stages };
+  state.config = config;
+  state.trace = answer.trace;
+  state.stages = answer.stages;
+  state.analysis = answer.analysis;
+  const { stages } = answer;
+  state.selection = clampSelection(stages ? { kind: stages.kind, layer: stages.layer, head: stages.head } : state.selection);
+  showBeamControls(false);
+  showSavedMode();
+  clearMessage();
+  await renderAll();
+}
+
+/** Back to the model: the sentence in the input box is translated again. */
+function leaveSavedTrace() {
+  if (!state.saved) return;
+  state.saved = null;
+  state.config = state.liveConfig;
+  state.selection = clampSelection(state.selection);
+  showSavedMode();
+  showBeamControls($('sampling-select').value === 'beam');
+  translate();
+}
+
+function showSavedMode() {
+  const saved = Boolean(state.saved);
+  $('saved-banner').hidden = !saved;
+  $('saved-name').textContent = saved ? t('saved.file', { name: state.saved.name, model: state.saved.model }) : '';
+  document.body.dataset.saved = String(saved);
+  for (const section of document.querySelectorAll('[data-live-only]')) {
+    if (saved) section.dataset.hiddenForSaved = String(!section.hidden);
+    if (saved) section.hidden = true;
+    else if (section.dataset.hiddenForSaved) {
+      section.hidden = section.dataset.hiddenForSaved !== 'true';
+      delete section.dataset.hiddenForSaved;
+    }
+  }
+  for (const id of ['prefix-input', 'prefix-button', 'model-select', 'backend-select', 'sampling-select']) $(id).disabled = saved;
+  renderStepButtons();
+}
+
 async function main() {
   installHooks({ state, call });
   let index;
@@ -542,7 +719,7 @@ async function main() {
     const response = await fetch('models/index.json', { cache: 'no-cache' });
     index = await response.json();
   } catch (error) {
-    showMessage(`Cannot read the model list: ${error.message}`);
+    showMessage(t('message.noModelList', { error: error.message }));
     return;
   }
   state.models = index.models;
@@ -592,6 +769,15 @@ async function main() {
   $('step-end').addEventListener('click', () => run('runToEnd'));
   $('step-play').addEventListener('click', play);
   $('prefix-button').addEventListener('click', () => run('prefix', { text: $('prefix-input').value }));
+  addExportButtons();
+  $('save-trace').addEventListener('click', saveTrace);
+  $('open-trace').addEventListener('click', () => $('trace-file').click());
+  $('trace-file').addEventListener('change', (e) => {
+    const [file] = e.target.files;
+    e.target.value = '';
+    if (file) openSavedTrace(file);
+  });
+  $('leave-saved').addEventListener('click', leaveSavedTrace);
   await boot(undefined, first);
 }
 

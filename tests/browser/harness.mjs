@@ -192,3 +192,12 @@ export async function currentTrace(page) {
     };
   });
 }
+
+mkdirSync(`${ARTIFACTS}downloads`, { recursive: true });
+
+/** The width and height a PNG file says it has (its IHDR chunk), after checking its signature. */
+export function pngSize(bytes) {
+  const signature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+  if (!signature.every((b, i) => bytes[i] === b) || bytes.toString('latin1', 12, 16) !== 'IHDR') throw new Error('not a PNG file');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}

@@ -9,12 +9,15 @@ import { producedBy } from '../attention.js';
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { formatValue } from '../canvas.js';
 import { el, option } from '../dom.js';
+import { svgContext } from '../svg.js';
 
 const MEASURES = [
   ['occlusion', 'occlusion: Δ log p when the token is <unk>', true],
   ['attention', 'cross-attention (last layer, mean over heads)', false],
   ['rollout', 'attention rollout', false],
 ];
+
+const MEASURE_COLOURS = { occlusion: '#ffb000', attention: '#7fc3ff', rollout: '#78dc8c' };
 
 export const DISAGREEMENT =
   'Attention is not explanation: where the bars disagree, the model relied on tokens it did not look at (or the other way round).';
@@ -38,6 +41,7 @@ export function createAttribution(container, { fetch }) {
   let trace = null;
   let row = 0;
   let shownFor = null; // { trace, row } of the attribution on screen
+  let shownResult = null; // the attribution on screen
   let askedFor = null; // { trace, row } of the request in flight
   let ticket = 0;
   let visible = false;
@@ -79,6 +83,7 @@ export function createAttribution(container, { fetch }) {
     // Null: a newer sentence is on its way, and its render asks again.
     if (mine !== ticket || !result) return;
     shownFor = asked;
+    shownResult = result;
     draw(asked.trace, result);
     setReady(true);
   }
@@ -178,5 +183,45 @@ export function createAttribution(container, { fetch }) {
     });
   });
 
-  return { render, pick };
+  /** The three rows of bars as drawn, as a vector figure; null while none is shown. */
+  function figure() {
+    if (!shownFor || !shownResult || scroll.hidden) return null;
+    const tokens = shownFor.trace.srcTokens;
+    const labelWidth = 300;
+    const column = 56;
+    const rowHeight = 76;
+    const ctx = svgContext(labelWidth + tokens.length * column, 48 + MEASURES.length * rowHeight);
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.fillStyle = '#e6e8ee';
+    ctx.fillText(status.textContent.split(':')[0], 0, 14);
+    ctx.textAlign = 'center';
+    tokens.forEach((token, j) => {
+      ctx.fillText(token, labelWidth + (j + 0.5) * column, 36);
+    });
+    MEASURES.forEach(([key, label, signed], m) => {
+      const values = shownResult[key];
+      const top = 48 + m * rowHeight;
+      const barHeight = signed ? 48 : 40;
+      let scale = 0;
+      for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      ctx.fillStyle = '#9aa3b2';
+      ctx.fillText(label, 0, top + barHeight / 2);
+      values.forEach((v, j) => {
+        const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
+        const x = labelWidth + (j + 0.5) * column - 8;
+        const base = signed ? top + barHeight / 2 : top + barHeight;
+        const h = (signed ? barHeight / 2 : barHeight) * share;
+        ctx.fillStyle = v < 0 ? '#ff6b6b' : MEASURE_COLOURS[key];
+        ctx.fillRect(x, v < 0 ? base : base - h, 16, h);
+        ctx.fillStyle = '#9aa3b2';
+        ctx.textAlign = 'center';
+        ctx.fillText(formatValue(v), x + 8, top + barHeight + 10);
+      });
+    });
+    return ctx.figure;
+  }
+
+  return { render, pick, figure };
 }

@@ -3,9 +3,9 @@
 // step are faded, finished ones (</s>) outlined. Below, the finished hypotheses ranked by their
 // length-normalised score. Clicking a node or a ranked hypothesis shows that path in every view.
 import { el } from '../dom.js';
+import { figure as emptyFigure, svgElement } from '../svg.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const COLUMN = 104; // px between step columns
 const NODE_W = 92;
 const NODE_H = 18;
@@ -43,12 +43,6 @@ function layout(nodes) {
     height = Math.max(height, list.length);
   }
   return { rows, columns: steps.size, height };
-}
-
-function svgElement(name, attributes = {}) {
-  const node = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-  return node;
 }
 
 const short = (token) => ([...token].length > MAX_CHARS ? `${[...token].slice(0, MAX_CHARS - 1).join('')}…` : token);
@@ -185,5 +179,26 @@ export function createBeamTree(container, { onPick }) {
   });
   scroll.addEventListener('mouseleave', hideTooltip);
 
-  return { render, highlight, clear };
+  /** The tree as drawn (the selected path marked), as a vector figure with its colours written in. */
+  function figure() {
+    const svg = scroll.querySelector('svg');
+    if (!svg) return null;
+    const width = Number(svg.getAttribute('width'));
+    const height = Number(svg.getAttribute('height'));
+    const out = emptyFigure(width, height);
+    const copy = svg.cloneNode(true);
+    copy.removeAttribute('id');
+    // The page styles the tree by class; a file has no stylesheet, so each shape takes its colours along.
+    const originals = svg.querySelectorAll('*');
+    copy.querySelectorAll('*').forEach((node, i) => {
+      const style = getComputedStyle(originals[i]);
+      for (const property of ['fill', 'stroke', 'stroke-width', 'stroke-opacity', 'opacity', 'font-size', 'font-family']) {
+        node.setAttribute(property, style.getPropertyValue(property));
+      }
+    });
+    out.svg.append(...copy.childNodes);
+    return out;
+  }
+
+  return { render, highlight, clear, figure };
 }

@@ -6,6 +6,7 @@
 import { axes, headStack, maskFor, matrixOffset } from '../attention.js';
 import { symmetricRange } from '../colormap.js';
 import { el, option } from '../dom.js';
+import { captioned, row } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
 const DEBOUNCE_MS = 300;
@@ -147,7 +148,16 @@ export function createCompare(container, { call, onError }) {
     schedule();
   });
 
-  return { render };
+  /** A, B and B − A side by side, as a vector figure; null before A is drawn. */
+  function vectorFigure() {
+    if (!context) return null;
+    const parts = ['a', 'b', 'diff']
+      .filter((side) => !sides[side].figure.hidden)
+      .map((side) => captioned(sides[side].figure.querySelector('figcaption').textContent, sides[side].heatmap.figure()));
+    return row(parts, { gap: 24 });
+  }
+
+  return { render, figure: vectorFigure };
 }
 
 function inputBox(className, placeholder) {

@@ -1,7 +1,7 @@
 // The focused heatmap: one kind, layer and head, with tokens on both axes. It can be transposed
 // (keys as rows) and can leave out the <s>/</s> key columns, each row renormalised over the keys
 // left; either way it says what share of the head's attention those sink columns took.
-import { axes, headStack, KIND_EXPLAIN, keepColumns, maskFor, matrixOffset, sinkColumns, withoutSinks } from '../attention.js';
+import { axes, headStack, KIND_EXPLAIN, KIND_TITLES, keepColumns, maskFor, matrixOffset, sinkColumns, withoutSinks } from '../attention.js';
 import { el } from '../dom.js';
 import { createHeatmap, transposed } from './heatmap.js';
 
@@ -27,6 +27,7 @@ export function createFocus(container, hoverValueEl, explainEl) {
 
   let shown = null; // the arguments of the last render, drawn again when transposed
   let flipped = false;
+  let caption = ''; // what the exported figure is of
   transpose.addEventListener('click', () => {
     flipped = !flipped;
     transpose.setAttribute('aria-pressed', String(flipped));
@@ -51,6 +52,7 @@ export function createFocus(container, hoverValueEl, explainEl) {
       return;
     }
     const layer = Math.min(selection.layer, stack.layers - 1);
+    caption = `${KIND_TITLES[kind]}, layer ${layer}, ${label}`;
     const { queries: rows, keys: cols } = stack;
     const offset = matrixOffset(stack, layer, head);
     const weights = stack.data.subarray(offset, offset + rows * cols); // [rows, cols]
@@ -75,7 +77,16 @@ export function createFocus(container, hoverValueEl, explainEl) {
     heatmap.render(flipped ? transposed(spec) : spec);
   }
 
-  return { render };
+  /** The heatmap as shown (transposed or not), as a vector figure; null while it is empty. */
+  const figure = () => heatmap.figure(caption);
+
+  /** Where the file name says what the figure is: "heatmap-cross-L0-H1". */
+  const viewName = () => {
+    const [, selection] = shown ?? [null, { kind: 'cross', layer: 0, head: 0 }];
+    return `heatmap-${selection.kind}-L${selection.layer}-H${selection.head}`;
+  };
+
+  return { render, figure, viewName };
 }
 
 /** `spec` with only the `pruned.keep` columns, showing the renormalised `pruned.values`. */

@@ -4,7 +4,9 @@
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { axisTitle } from '../labels.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
+import { heatmapFigure } from './heatmap-figure.js';
 
 const same = (i) => i;
 const NOTHING_LIT = { rows: [], cols: [] };
@@ -168,12 +170,12 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     redraw();
   });
 
-  return { render, canvas };
-}
+  /** The heatmap as it is drawn, as a vector figure (null before anything is drawn). */
+  function figure(caption = '') {
+    return spec?.rows && spec.cols ? heatmapFigure(spec, caption) : null;
+  }
 
-/** "query ↓ (source token)": an axis title with the arrow of the way it runs; '' without one. */
-function axisTitle(title, arrow) {
-  return title ? `${title.role} ${arrow} (${title.tokens})` : '';
+  return { render, canvas, figure };
 }
 
 /**

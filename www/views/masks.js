@@ -2,6 +2,7 @@
 // whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
 import { AXIS_TITLES, axes } from '../attention.js';
 import { el } from '../dom.js';
+import { captioned, column } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {
@@ -69,5 +70,10 @@ export function createMasks(container) {
       legendLabel: `encoder self-attention, layer 0, head 0 of “${words}”; <pad> columns get 0`,
     });
   }
-  return { renderCausal, renderBatch };
+  /** Both masks, one under the other, as a vector figure. */
+  function figure() {
+    const parts = [captioned(causalTitle.textContent, causal.figure()), captioned(batchTitle.textContent, batchMap.figure())];
+    return parts.some(Boolean) ? column(parts, { gap: 20 }) : null;
+  }
+  return { renderCausal, renderBatch, figure };
 }

@@ -13,8 +13,9 @@ import {
   stackFor,
   withoutSinks,
 } from '../attention.js';
-import { drawMatrix, sizeCanvas } from '../canvas.js';
+import { cellColour, drawMatrix, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { COLOURS, figure as emptyFigure, row, svgElement, textEl } from '../svg.js';
 
 export function createModelView(container, onSelect) {
   const canvases = new Map(); // "kind/layer/head" → its thumbnail canvas
@@ -76,10 +77,18 @@ export function createModelView(container, onSelect) {
   // One kind's thumbnails (the page draws the three kinds in separate tasks). `special`: the
   // config's { bosId, eosId } to leave those key columns out, or null; `analysis`: the trace's
   // (www/wire.js analysis), for a mean and a max column, or null.
+  const shown = new Map(); // kind → the arguments it was last drawn with
   function renderKind(trace, selection, kind, special = null, analysis = null) {
+    shown.set(kind, [trace, selection, kind, special, analysis]);
     slots.get(kind).replaceChildren(thumbnails(trace, selection, kind, special, analysis));
   }
-  return { renderKind };
+
+  /** Every kind's thumbnails as drawn, side by side, as a vector figure (one <rect> a cell). */
+  function figure() {
+    const parts = KINDS.filter((kind) => shown.has(kind)).map((kind) => kindFigure(...shown.get(kind)));
+    return parts.length ? row(parts, { gap: 28 }) : null;
+  }
+  return { renderKind, figure };
 }
 
 /** One head's matrix for drawMatrix, without the `sinks` key columns (rows renormalised) if any. */
@@ -89,4 +98,69 @@ function thumbnailMatrix(stack, layer, head, mask, sinks) {
   if (!sinks.length) return { rows, cols, values: stack.data, offset, mask };
   const pruned = withoutSinks(stack.data.subarray(offset, offset + rows * cols), rows, cols, sinks);
   return { rows, cols: pruned.keep.length, values: pruned.values, mask: mask && keepColumns(mask, rows, cols, pruned.keep) };
+}
+
+const THUMB = 64; // px: a thumbnail's longer side
+const GAP = 6;
+
+/** One kind's layer × head grid of thumbnails, the focused one outlined. */
+function kindFigure(trace, selection, kind, special, analysis) {
+  const stack = stackFor(trace, kind);
+  if (!stack?.queries) return null;
+  const heads = [...Array(stack.heads).keys(), ...(analysis ? Object.keys(HEAD_SUMMARIES) : [])];
+  const left = 52;
+  const top = 36;
+  const out = emptyFigure(left + heads.length * (THUMB + GAP), top + stack.layers * (THUMB + GAP));
+  const { svg } = out;
+  svg.append(textEl(KIND_TITLES[kind], { x: 0, y: 13, fill: COLOURS.text, 'font-size': 13 }));
+  heads.forEach((h, k) => {
+    const label = Number.isInteger(h) ? `head ${h}` : h;
+    svg.append(
+      textEl(label, { x: left + k * (THUMB + GAP) + THUMB / 2, y: top - 6, fill: COLOURS.muted, 'font-size': 11, 'text-anchor': 'middle' }),
+    );
+  });
+  const mask = maskFor(trace, kind);
+  const sinks = special ? sinkColumns(trace, kind, special) : [];
+  for (let l = 0; l < stack.layers; l++) {
+    const y0 = top + l * (THUMB + GAP);
+    svg.append(textEl(`layer ${l}`, { x: 0, y: y0 + THUMB / 2, fill: COLOURS.muted, 'font-size': 11, 'dominant-baseline': 'central' }));
+    heads.forEach((h, k) => {
+      const drawn = headStack(trace, kind, analysis, h);
+      const matrix = thumbnailMatrix(drawn.stack, l, drawn.head, mask, sinks);
+      const cell = THUMB / Math.max(matrix.rows, matrix.cols);
+      const x0 = left + k * (THUMB + GAP);
+      const g = svgElement('g', { class: 'thumbnail', 'data-layer': l, 'data-head': h });
+      for (let r = 0; r < matrix.rows; r++) {
+        for (let c = 0; c < matrix.cols; c++) {
+          const i = r * matrix.cols + c;
+          const v = matrix.values[(matrix.offset || 0) + i];
+          g.append(
+            svgElement('rect', {
+              class: 'cell',
+              x: x0 + c * cell,
+              y: y0 + r * cell,
+              width: cell,
+              height: cell,
+              fill: cellColour(v, matrix.mask?.[i]),
+            }),
+          );
+        }
+      }
+      if (selection.kind === kind && selection.layer === l && selection.head === h) {
+        g.append(
+          svgElement('rect', {
+            x: x0 - 1.5,
+            y: y0 - 1.5,
+            width: matrix.cols * cell + 3,
+            height: matrix.rows * cell + 3,
+            fill: 'none',
+            stroke: COLOURS.accent,
+            'stroke-width': 2,
+          }),
+        );
+      }
+      svg.append(g);
+    });
+  }
+  return out;
 }

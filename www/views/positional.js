@@ -2,14 +2,36 @@
 // PE(t)·PE(t+Δ) for several t — the curves coincide because the product depends on Δ alone.
 import { drawMatrix, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { captioned, row, svgContext } from '../svg.js';
+import { heatmapFigure } from './heatmap-figure.js';
 
 const COLOURS = ['#ffb000', '#7fc3ff', '#ff6b6b', '#78dc8c', '#c88cff', '#ff96d2', '#5adcdc'];
 
-function plot(canvas, series, { width = 360, height = 200, yMin, yMax, xLabel, yLabel }) {
-  const dpr = sizeCanvas(canvas, width, height);
+const PLOT = { width: 360, height: 200 };
+
+function plot(canvas, series, options) {
+  const dpr = sizeCanvas(canvas, PLOT.width, PLOT.height);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
+  ctx.clearRect(0, 0, PLOT.width, PLOT.height);
+  paintPlot(ctx, series, options);
+}
+
+/** The plot and, below it, its legend (one line a series), as a vector figure. */
+function plotFigure(series, options) {
+  const ctx = svgContext(PLOT.width, PLOT.height + 16 * series.length + 4);
+  paintPlot(ctx, series, options);
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  series.forEach((s, k) => {
+    ctx.fillStyle = COLOURS[k % COLOURS.length];
+    ctx.fillText(`━ ${s.label}`, 4, PLOT.height + 10 + 16 * k);
+  });
+  return ctx.figure;
+}
+
+function paintPlot(ctx, series, { yMin, yMax, xLabel, yLabel }) {
+  const { width, height } = PLOT;
   const pad = { l: 36, r: 8, t: 8, b: 26 };
   const n = Math.max(...series.map((s) => s.values.length));
   const x = (i) => pad.l + (i / Math.max(1, n - 1)) * (width - pad.l - pad.r);
@@ -52,6 +74,8 @@ function legendOf(series) {
 }
 
 export function createPositional(container) {
+  let parts = null; // what the figure is made of, as last drawn
+
   function render(pe) {
     if (!pe) return;
     const { rows, cols, table } = pe;
@@ -65,29 +89,43 @@ export function createPositional(container) {
       label: `dim ${d} (${d % 2 ? 'cos' : 'sin'}, wavelength ${wavelength(d).toFixed(1)})`,
       values: Array.from({ length: rows }, (_, p) => table[p * cols + d]),
     }));
+    const curveOptions = { yMin: -1, yMax: 1, xLabel: 'position', yLabel: 'PE' };
     const curveCanvas = el('canvas');
-    plot(curveCanvas, curves, { yMin: -1, yMax: 1, xLabel: 'position', yLabel: 'PE' });
+    plot(curveCanvas, curves, curveOptions);
     const heat = el('canvas');
     sizeCanvas(heat, Math.min(384, cols * 3), Math.min(256, rows * 4));
     drawMatrix(heat, { rows, cols, values: table, map: 'rdbu', min: -1, max: 1 });
     const dots = pe.dotProducts.map((values, k) => ({ label: `t = ${pe.starts[k]}`, values }));
-    const dotCanvas = el('canvas');
     const products = dots.flatMap((d) => d.values);
-    plot(dotCanvas, dots, {
-      yMin: Math.min(...products),
-      yMax: Math.max(...products),
-      xLabel: 'offset Δ',
-      yLabel: 'PE(t)·PE(t+Δ)',
-    });
+    const dotOptions = { yMin: Math.min(...products), yMax: Math.max(...products), xLabel: 'offset Δ', yLabel: 'PE(t)·PE(t+Δ)' };
+    const dotCanvas = el('canvas');
+    plot(dotCanvas, dots, dotOptions);
+    const tableTitle = `The whole table: ${rows} positions (rows) × ${cols} dimensions (columns), −1 blue … +1 red`;
+    parts = { curves, curveOptions, dots, dotOptions, pe, tableTitle };
     const figure = (title, ...nodes) => el('figure', {}, el('figcaption', { text: title }), ...nodes);
     const wrap = el(
       'div',
       { className: 'plots' },
       figure('PE(pos, dim) for a few dimensions', curveCanvas, legendOf(curves)),
-      figure(`The whole table: ${rows} positions (rows) × ${cols} dimensions (columns), −1 blue … +1 red`, heat),
+      figure(tableTitle, heat),
       figure('PE(t)·PE(t+Δ) for four starting positions t: the curves lie on top of each other', dotCanvas, legendOf(dots)),
     );
     container.replaceChildren(wrap);
   }
-  return { render };
+
+  /** The curves, the table (one <rect> a cell) and the dot products side by side, as a vector figure. */
+  function figure() {
+    if (!parts) return null;
+    const { curves, curveOptions, dots, dotOptions, pe, tableTitle } = parts;
+    const table = { rows: pe.rows, cols: pe.cols, values: pe.table, map: 'rdbu', min: -1, max: 1, cell: 3, legendLabel: 'PE' };
+    return row(
+      [
+        captioned('PE(pos, dim) for a few dimensions', plotFigure(curves, curveOptions)),
+        captioned(tableTitle, heatmapFigure(table)),
+        captioned('PE(t)·PE(t+Δ) for four starting positions t', plotFigure(dots, dotOptions)),
+      ],
+      { gap: 24 },
+    );
+  }
+  return { render, figure };
 }

@@ -2,6 +2,7 @@
 // position through the stacked layers, and what that makes of the last layer's cross-attention.
 import { axes, matrixOffset } from '../attention.js';
 import { el, option } from '../dom.js';
+import { captioned, row } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
 /** The largest finite value of a matrix (the colour scale's top; rollouts are rarely near 1). */
@@ -98,5 +99,12 @@ export function createRollout(container) {
     if (attribution.queries) drawSource(trace, attribution);
   }
 
-  return { render };
+  /** The encoder rollout and the source attribution side by side, as a vector figure. */
+  function vectorFigure() {
+    if (!shown) return null;
+    const parts = [encoder, source].filter((f) => !f.el.hidden).map((f) => captioned(f.caption.textContent, f.heatmap.figure()));
+    return row(parts, { gap: 24 });
+  }
+
+  return { render, figure: vectorFigure };
 }

@@ -3,6 +3,7 @@
 import { anyHidden, axes } from '../attention.js';
 import { symmetricRange } from '../colormap.js';
 import { el } from '../dom.js';
+import { captioned, row } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
 const STAGES = [
@@ -60,7 +61,16 @@ export function createStages(container) {
     for (const [key] of STAGES) heatmaps[key].render(specs[key]);
     summary.replaceChildren(entropyTable(stages), entropyNote(stages));
   }
-  return { render };
+
+  /** The five stages side by side, as a vector figure; null while there are none. */
+  function figure() {
+    if (grid.hidden) return null;
+    return row(
+      STAGES.map(([key, title]) => captioned(title, heatmaps[key].figure())),
+      { title: status.textContent },
+    );
+  }
+  return { render, figure };
 }
 
 function entropyTable(stages) {

@@ -4,6 +4,7 @@ import { headStack, matrixOffset, producedBy } from '../attention.js';
 import { hover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { svgContext } from '../svg.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
 const BAR_HEIGHT = 32;
@@ -34,10 +35,16 @@ function barLayout(words) {
 // elements to build and lay out on every redraw.
 function drawBars(words, values, base, layout) {
   const canvas = el('canvas', { className: 'bars' });
-  const height = BAR_HEIGHT + WORD_HEIGHT;
-  const dpr = sizeCanvas(canvas, layout.width, height);
+  const dpr = sizeCanvas(canvas, layout.width, BAR_HEIGHT + WORD_HEIGHT);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  paintBars(ctx, words, values, base, layout);
+  return canvas;
+}
+
+/** One row's bars over the source words, on a canvas or an SVG context. */
+function paintBars(ctx, words, values, base, layout) {
+  const height = BAR_HEIGHT + WORD_HEIGHT;
   const { accent, muted } = layout;
   ctx.font = WORD_FONT;
   ctx.textAlign = 'center';
@@ -55,7 +62,6 @@ function drawBars(words, values, base, layout) {
     ctx.fillText(words[j], x + width / 2, height);
     ctx.restore();
   });
-  return canvas;
 }
 
 function slotAt(layout, offsetX) {
@@ -64,11 +70,13 @@ function slotAt(layout, offsetX) {
 
 export function createStepper(container, onForce) {
   let observer = null;
+  let shown = null; // { trace, cross, head, layer, label, layout } as last drawn
   /** `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null. */
   function render(trace, selection, analysis = null) {
     const list = el('div', { className: 'step-list' });
     if (!trace?.steps.length) {
       observer?.disconnect();
+      shown = null;
       container.replaceChildren(el('p', { className: 'muted', text: 'Only the start token <s> so far. Press “Step ▶”.' }));
       return;
     }
@@ -80,6 +88,7 @@ export function createStepper(container, onForce) {
     });
     const layout = barLayout(trace.srcTokens);
     const rowOffset = (i) => matrixOffset(cross, layer, head) + i * cross.keys; // step i's row
+    shown = { trace, cross, layer, label, layout, rowOffset };
     observer?.disconnect();
     observer = new IntersectionObserver(
       (entries) => {
@@ -161,5 +170,43 @@ export function createStepper(container, onForce) {
     container.replaceChildren(caption, list);
     list.scrollTop = list.scrollHeight;
   }
-  return { render };
+  /** Every step as drawn: its token, its bars and its candidates, as a vector figure. */
+  function figure() {
+    if (!shown) return null;
+    const { trace, cross, layer, label, layout, rowOffset } = shown;
+    const rowHeight = BAR_HEIGHT + WORD_HEIGHT + 10;
+    const barsX = 70;
+    const candidatesX = barsX + layout.width + 16;
+    const width = candidatesX + 420;
+    const top = 22;
+    const ctx = svgContext(width, top + trace.steps.length * rowHeight);
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.fillStyle = layout.muted;
+    ctx.fillText(`cross-attention of layer ${layer}, ${label}`, 0, 14);
+    trace.steps.forEach((step, i) => {
+      const y = top + i * rowHeight;
+      ctx.setTransform(1, 0, 0, 1, 0, y);
+      ctx.font = '18px system-ui, sans-serif';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.fillStyle = step.forced ? '#7fc3ff' : '#e6e8ee';
+      ctx.fillText(step.token, barsX / 2, (BAR_HEIGHT + WORD_HEIGHT) / 2);
+      ctx.setTransform(1, 0, 0, 1, barsX, y);
+      paintBars(ctx, trace.srcTokens, cross.data, rowOffset(i), layout);
+      ctx.setTransform(1, 0, 0, 1, candidatesX, y);
+      ctx.font = '12px system-ui, sans-serif';
+      ctx.textAlign = 'left';
+      ctx.textBaseline = 'middle';
+      let x = 0;
+      for (const candidate of step.candidates) {
+        const text = `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`;
+        ctx.fillStyle = candidate.id === step.id ? layout.accent : '#e6e8ee';
+        ctx.fillText(text, x, (BAR_HEIGHT + WORD_HEIGHT) / 2);
+        x += ctx.measureText(text).width + 12;
+      }
+    });
+    return ctx.figure;
+  }
+
+  return { render, figure };
 }

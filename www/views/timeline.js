@@ -3,6 +3,7 @@
 // the snapshot whose weights the page uses.
 import { sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { svgContext } from '../svg.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
 const HEIGHT = 180;
@@ -102,12 +103,24 @@ export function createTimeline(container, { onPick }) {
 
   function draw() {
     if (!timeline) return;
-    const { snapshots, log } = timeline;
     const width = Math.max(320, container.clientWidth || 800);
     const dpr = sizeCanvas(canvas, width, HEIGHT);
     const ctx = canvas.getContext('2d');
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, HEIGHT);
+    paint(ctx, width);
+  }
+
+  /** The plot as drawn, with the snapshot in use marked, as a vector figure. */
+  function figure() {
+    if (!timeline) return null;
+    const ctx = svgContext(Math.max(320, container.clientWidth || 800), HEIGHT);
+    paint(ctx, ctx.canvas.width);
+    return ctx.figure;
+  }
+
+  function paint(ctx, width) {
+    const { snapshots, log } = timeline;
     const c = colours();
     const left = PAD.left;
     const right = width - PAD.right;
@@ -289,5 +302,5 @@ export function createTimeline(container, { onPick }) {
   }
 
   setPlaying(false);
-  return { render, show, clear };
+  return { render, show, clear, figure };
 }
