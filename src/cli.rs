@@ -103,13 +103,13 @@ enum Command {
     },
     /// Train one of the shipped models from scratch.
     Train {
-        /// `date-iso` or `en-zh`.
+        /// `date-iso`, `en-zh` or `zh-en`.
         recipe: String,
         /// Output model folder.
         #[arg(long)]
         out: PathBuf,
-        /// Folder with hsk.tsv and glosses.tsv (en-zh).
-        #[arg(long, default_value = "data/en-zh")]
+        /// Folder with tatoeba/tatoeba.tsv and en-zh/hsk.tsv (en-zh, zh-en).
+        #[arg(long, default_value = "data")]
         data: PathBuf,
         /// Training seed.
         #[arg(long, default_value_t = 42)]
@@ -120,15 +120,24 @@ enum Command {
         /// Stop after this many minutes.
         #[arg(long)]
         minutes: Option<f64>,
+        /// Checkpoint after every epoch into OUT/checkpoint/, and resume from one found there.
+        #[arg(long)]
+        resume: bool,
+        /// Stop after this many epochs (with --resume: continue later where it stopped).
+        #[arg(long)]
+        stop_after_epochs: Option<usize>,
     },
     /// Evaluate a model folder on its held-out set.
     Eval {
         /// Model folder.
         #[arg(long)]
         model: PathBuf,
-        /// Folder with hsk.tsv and glosses.tsv (en-zh).
-        #[arg(long, default_value = "data/en-zh")]
+        /// Folder with tatoeba/tatoeba.tsv and en-zh/hsk.tsv (en-zh, zh-en).
+        #[arg(long, default_value = "data")]
         data: PathBuf,
+        /// Also write every held-out translation to this TSV (set, source, reference, output).
+        #[arg(long)]
+        dump: Option<PathBuf>,
     },
 }
 
@@ -310,19 +319,24 @@ fn run(cli: Cli) -> Result<()> {
             seed,
             epochs,
             minutes,
+            resume,
+            stop_after_epochs,
         } => {
             let options = RecipeOptions {
                 seed,
                 epochs,
                 minutes,
                 progress: true,
+                checkpoints: resume,
+                stop_after_epochs,
             };
             let metrics = match recipe.as_str() {
-                "date-iso" => recipes::build_date_iso(&out, &options)?,
+                "date-iso" => recipes::build_date_iso(&data, &out, &options)?,
                 "en-zh" => recipes::build_en_zh(&data, &out, &options)?,
+                "zh-en" => recipes::build_zh_en(&data, &out, &options)?,
                 other => {
                     return Err(Error::Usage(format!(
-                        "unknown recipe {other:?}: use date-iso or en-zh"
+                        "unknown recipe {other:?}: use date-iso, en-zh or zh-en"
                     )))
                 }
             };
@@ -331,12 +345,23 @@ fn run(cli: Cli) -> Result<()> {
                 serde_json::to_string_pretty(&metrics).map_err(|e| Error::Json(e.to_string()))?
             );
         }
-        Command::Eval { model, data } => {
+        Command::Eval { model, data, dump } => {
             let folder = ModelFolder::read(&model)?;
             let name =
                 crate::ModelConfig::from_json(&String::from_utf8_lossy(&folder.config))?.name;
             let heldout = recipes::heldout_for(&name, &data)?;
             let metrics = recipes::evaluate(&model, &heldout)?;
+            if let Some(path) = dump {
+                let mut text = String::from("set\tsource\treference\toutput\n");
+                for row in &metrics.outputs {
+                    text.push_str(&row.join("\t"));
+                    text.push('\n');
+                }
+                std::fs::write(&path, text).map_err(|e| Error::Io {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
+            }
             println!(
                 "{}",
                 serde_json::to_string_pretty(&metrics).map_err(|e| Error::Json(e.to_string()))?

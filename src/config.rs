@@ -129,16 +129,16 @@ fn default_space() -> String {
 }
 
 impl ModelConfig {
-    /// The `en-zh` model: English words in, Chinese characters out, pre-norm.
+    /// The `en-zh` model: English subwords in, Chinese characters out, pre-norm.
     pub fn en_zh(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
         Self {
             name: "en-zh".into(),
-            description: "English → Chinese, trained on HSK example sentences".into(),
-            d_model: 128,
+            description: "English → Chinese, trained on Tatoeba and HSK sentence pairs".into(),
+            d_model: 192,
             n_heads: 4,
             n_encoder_layers: 3,
             n_decoder_layers: 3,
-            d_ff: 256,
+            d_ff: 768,
             max_len: 64,
             norm_first: true,
             src_vocab_size,
@@ -157,6 +157,17 @@ impl ModelConfig {
         }
     }
 
+    /// The `zh-en` model: Chinese characters in, English subwords out; en-zh's architecture.
+    pub fn zh_en(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
+        Self {
+            name: "zh-en".into(),
+            description: "Chinese → English, trained on Tatoeba and HSK sentence pairs".into(),
+            src_joiner: String::new(),
+            example: "我爱吃苹果。".into(),
+            ..Self::en_zh(src_vocab_size, tgt_vocab_size)
+        }
+    }
+
     /// The `date-iso` model: dates as people write them in, `YYYY-MM-DD` out, post-norm.
     pub fn date_iso(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
         Self {
@@ -166,7 +177,7 @@ impl ModelConfig {
             n_heads: 4,
             n_encoder_layers: 2,
             n_decoder_layers: 2,
-            d_ff: 128,
+            d_ff: 256,
             max_len: 48,
             norm_first: false,
             dropout: 0.05,

@@ -1,7 +1,8 @@
 //! The exact recipes that build the two shipped models, and their evaluation (native only).
 //!
-//! `attnscope train date-iso --out models/date-iso` and
-//! `attnscope train en-zh --data data/en-zh --out models/en-zh` call these.
+//! `attnscope train date-iso --out models/date-iso`,
+//! `attnscope train en-zh --data data --out models/en-zh` and
+//! `attnscope train zh-en --data data --out models/zh-en` call these.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -18,7 +19,7 @@ use crate::model::Transformer;
 use crate::timeline::{snapshot_file, Snapshot, Timeline, TIMELINE_FILE};
 use crate::tokenizer::{build_tokenizer, Granularity, TextTokenizer};
 use crate::train::{
-    greedy_decode, ids_to_text, tokenize_pairs, train, SnapshotPoint, TrainOptions,
+    greedy_decode, ids_to_text, read_checkpoint, tokenize_pairs, train, SnapshotPoint, TrainOptions,
 };
 use crate::weights::{replace_weights, save_weights};
 
@@ -26,10 +27,20 @@ use crate::weights::{replace_weights, save_weights};
 pub const DATE_HELDOUT_SEED: u64 = 1001;
 /// Size of the held-out date set.
 pub const DATE_HELDOUT_SIZE: usize = 1000;
-/// Seed of the en-zh 95/5 split.
+/// Seed of the HSK 95/5 split.
 pub const EN_ZH_SPLIT_SEED: u64 = 7;
+/// Seed of the Tatoeba held-out draw.
+pub const TATOEBA_SPLIT_SEED: u64 = 17;
+/// Held-out Tatoeba pairs.
+pub const TATOEBA_HELDOUT: usize = 1000;
+/// Tatoeba pairs with more English words than this are left out (of training and held-out).
+pub const MAX_ENGLISH_WORDS: usize = 12;
+/// English BPE vocabulary size (specials included).
+pub const ENGLISH_SUBWORDS: usize = 4000;
 /// The running example: the sentence the page opens with.
 pub const EXAMPLE_SENTENCE: &str = "I love eating apples.";
+/// The running example in Chinese (zh-en's example).
+pub const EXAMPLE_SENTENCE_ZH: &str = "我爱吃苹果。";
 
 /// Knobs a person may turn when rebuilding a model; the defaults are the shipped recipe.
 #[derive(Clone, Debug)]
@@ -42,6 +53,24 @@ pub struct RecipeOptions {
     pub minutes: Option<f64>,
     /// Show a progress bar.
     pub progress: bool,
+    /// Checkpoint after every epoch into `<out>/checkpoint/` and resume from it.
+    pub checkpoints: bool,
+    /// Stop after this many epochs (to resume later with `checkpoints`).
+    pub stop_after_epochs: Option<usize>,
+}
+
+/// One held-out set's figures.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetMetrics {
+    /// Which set (`tatoeba`, `hsk`, `generated`, `hand-written`).
+    pub name: String,
+    /// Pairs in it.
+    pub pairs: usize,
+    /// Exact-match rate.
+    pub exact_match: f64,
+    /// Corpus chrF (sacrebleu's definition).
+    pub chrf: f64,
 }
 
 /// What a training run measured, saved as `metrics.json` next to the model.
@@ -52,47 +81,178 @@ pub struct Metrics {
     pub model: String,
     /// Training pairs used.
     pub train_pairs: usize,
-    /// Held-out pairs evaluated.
+    /// Held-out pairs evaluated (the first set).
     pub heldout_pairs: usize,
-    /// Exact-match rate on the held-out set.
+    /// Exact-match rate on the first held-out set.
     pub exact_match: f64,
-    /// Corpus chrF on the held-out set.
+    /// Corpus chrF on the first held-out set.
     pub chrf: f64,
+    /// Every held-out set, the first one first.
+    pub sets: Vec<SetMetrics>,
     /// Wall-clock training seconds.
     pub train_seconds: f64,
     /// Number of parameters.
     pub parameters: usize,
-    /// A few held-out examples: (input, expected, produced).
+    /// Ten held-out examples of the first set drawn at random (seeded): (input, expected,
+    /// produced).
     pub examples: Vec<(String, String, String)>,
-    /// The example sentence's translation (en-zh only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub example_sentence: Option<String>,
+    /// The config's example sentence and its translation.
+    pub example_sentence: (String, String),
+    /// Every held-out translation: (set, source, reference, output); not saved in
+    /// `metrics.json` (`attnscope eval --dump` writes them).
+    #[serde(skip)]
+    pub outputs: Vec<[String; 4]>,
 }
 
-/// The held-out date pairs.
-pub fn date_heldout() -> Vec<Pair> {
-    dates::date_pairs(DATE_HELDOUT_SIZE, DATE_HELDOUT_SEED, &HashSet::new())
+/// A held-out set by name.
+pub struct Heldout {
+    /// `tatoeba`, `hsk`, `generated`…
+    pub name: &'static str,
+    /// Its pairs.
+    pub pairs: Vec<Pair>,
 }
 
-/// The date-iso training pairs (never a held-out source).
-pub fn date_train(count: usize) -> Vec<Pair> {
-    let exclude: HashSet<String> = date_heldout().into_iter().map(|p| p.source).collect();
-    dates::date_pairs(count, 1, &exclude)
+/// The hand-written date phrasings (`data/date-iso/handwritten.tsv`, written before the model
+/// was trained), held out like the generated ones.
+pub fn date_handwritten(data_dir: &Path) -> Result<Vec<Pair>> {
+    read_tsv(
+        &data_dir.join("date-iso/handwritten.tsv"),
+        "source",
+        "target",
+    )
 }
 
-/// The en-zh (train, held-out) pairs: HSK 95/5 split, plus glosses and generated sentences in train.
-pub fn en_zh_data(data_dir: &Path) -> Result<(Vec<Pair>, Vec<Pair>)> {
-    let hsk = read_tsv(&data_dir.join("hsk.tsv"), "en", "zh")?;
-    let hsk: Vec<Pair> = hsk
+/// Sources never to generate: the hand-written ones (lower-cased, as the tokenizer sees them).
+fn handwritten_sources(data_dir: &Path) -> Result<HashSet<String>> {
+    Ok(date_handwritten(data_dir)?
         .into_iter()
-        .filter(|p| !en_zh::is_example_sentence(&p.source))
+        .map(|p| p.source.to_lowercase())
+        .collect())
+}
+
+/// The held-out generated date pairs (none is a hand-written phrasing).
+pub fn date_heldout(data_dir: &Path) -> Result<Vec<Pair>> {
+    let exclude = handwritten_sources(data_dir)?;
+    Ok(dates::date_pairs(
+        DATE_HELDOUT_SIZE,
+        DATE_HELDOUT_SEED,
+        &exclude,
+    ))
+}
+
+/// The date-iso training pairs (never a held-out or hand-written source).
+pub fn date_train(count: usize, data_dir: &Path) -> Result<Vec<Pair>> {
+    let mut exclude = handwritten_sources(data_dir)?;
+    exclude.extend(
+        date_heldout(data_dir)?
+            .into_iter()
+            .map(|p| p.source.to_lowercase()),
+    );
+    Ok(dates::date_pairs(count, 1, &exclude))
+}
+
+/// date-iso's held-out sets: generated, then hand-written.
+pub fn date_sets(data_dir: &Path) -> Result<Vec<Heldout>> {
+    Ok(vec![
+        Heldout {
+            name: "generated",
+            pairs: date_heldout(data_dir)?,
+        },
+        Heldout {
+            name: "hand-written",
+            pairs: date_handwritten(data_dir)?,
+        },
+    ])
+}
+
+/// The English–Chinese data (English source, Chinese target; zh-en swaps each pair).
+pub struct TranslationData {
+    /// Training pairs: Tatoeba, HSK and the generated grammar, none held out.
+    pub train: Vec<Pair>,
+    /// 1,000 held-out Tatoeba pairs.
+    pub tatoeba: Vec<Pair>,
+    /// The 218 held-out HSK pairs.
+    pub hsk: Vec<Pair>,
+}
+
+impl TranslationData {
+    /// The same data in the other direction (Chinese source, English target).
+    pub fn reversed(self) -> Self {
+        let swap = |pairs: Vec<Pair>| -> Vec<Pair> {
+            pairs
+                .into_iter()
+                .map(|p| Pair::new(p.target, p.source))
+                .collect()
+        };
+        Self {
+            train: swap(self.train),
+            tatoeba: swap(self.tatoeba),
+            hsk: swap(self.hsk),
+        }
+    }
+
+    /// The held-out sets, Tatoeba first.
+    pub fn heldout(self) -> Vec<Heldout> {
+        vec![
+            Heldout {
+                name: "tatoeba",
+                pairs: self.tatoeba,
+            },
+            Heldout {
+                name: "hsk",
+                pairs: self.hsk,
+            },
+        ]
+    }
+}
+
+/// Text as the held-out rule compares it: lower case, letters and digits only, one space
+/// between words (so "I'm home." and "im home" are the same sentence).
+pub fn normalized(text: &str) -> String {
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// English → Chinese data from `data_dir/tatoeba/tatoeba.tsv` and `data_dir/en-zh/hsk.tsv`.
+///
+/// Held out: 1,000 Tatoeba pairs (seed 17) and 5 % of HSK (218 pairs, seed 7). A training pair
+/// is dropped when its English or its Chinese, normalized, is one of a held-out pair's or the
+/// running example's, so no held-out sentence is seen in training in either direction.
+pub fn translation_data(data_dir: &Path) -> Result<TranslationData> {
+    let short = |p: &Pair| p.source.split_whitespace().count() <= MAX_ENGLISH_WORDS;
+    let mut tatoeba: Vec<Pair> = read_tsv(&data_dir.join("tatoeba/tatoeba.tsv"), "en", "zh")?
+        .into_iter()
+        .filter(short)
         .collect();
-    let (mut train, heldout) = split_holdout(hsk, 0.05, EN_ZH_SPLIT_SEED);
-    let glosses = read_tsv(&data_dir.join("glosses.tsv"), "en", "zh")?;
-    let glosses = en_zh::gloss_pairs(&glosses, &train);
-    train.extend(glosses);
-    train.extend(en_zh::generated_sentences(1500, 11));
-    Ok((train, heldout))
+    crate::data::shuffle(
+        &mut tatoeba,
+        &mut crate::sampling::Rng::new(TATOEBA_SPLIT_SEED),
+    );
+    let tatoeba_train = tatoeba.split_off(TATOEBA_HELDOUT.min(tatoeba.len()));
+    let hsk = read_tsv(&data_dir.join("en-zh/hsk.tsv"), "en", "zh")?;
+    let (hsk_train, hsk_heldout) = split_holdout(hsk, 0.05, EN_ZH_SPLIT_SEED);
+    let held = tatoeba.iter().chain(&hsk_heldout);
+    let mut unseen_en: HashSet<String> = held.clone().map(|p| normalized(&p.source)).collect();
+    let mut unseen_zh: HashSet<String> = held.map(|p| normalized(&p.target)).collect();
+    unseen_en.insert(normalized(EXAMPLE_SENTENCE));
+    unseen_zh.insert(normalized(EXAMPLE_SENTENCE_ZH));
+    let train = tatoeba_train
+        .into_iter()
+        .chain(hsk_train)
+        .chain(en_zh::generated_sentences(1500, 11))
+        .filter(|p| {
+            !unseen_en.contains(&normalized(&p.source))
+                && !unseen_zh.contains(&normalized(&p.target))
+        })
+        .collect();
+    Ok(TranslationData {
+        train,
+        tatoeba,
+        hsk: hsk_heldout,
+    })
 }
 
 fn options(
@@ -111,14 +271,17 @@ fn options(
         seed: recipe.seed,
         time_limit: recipe.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
         progress: recipe.progress,
+        checkpoints: None,
+        stop_after_epochs: recipe.stop_after_epochs,
     }
 }
 
-/// Source and target vocabularies from the training pairs; targets are characters, every one kept.
+/// Source and target vocabularies from the training pairs, each cut at its granularity and
+/// keeping pieces seen at least `min_count` times (BPE: merges seen that often).
 fn tokenizers(
     pairs: &[Pair],
-    source: Granularity,
-    source_min_count: usize,
+    (source, source_min_count): (Granularity, usize),
+    (target, target_min_count): (Granularity, usize),
 ) -> Result<(TextTokenizer, TextTokenizer)> {
     let src = build_tokenizer(
         source,
@@ -126,38 +289,86 @@ fn tokenizers(
         source_min_count,
     )?;
     let tgt = build_tokenizer(
-        Granularity::Characters,
+        target,
         pairs.iter().map(|p| p.target.as_str()),
-        1,
+        target_min_count,
     )?;
     Ok((src, tgt))
 }
 
-/// Build `models/date-iso`.
-pub fn build_date_iso(out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let train_pairs = date_train(40_000);
-    let tokens = (Granularity::CharactersWithSpaces, 1);
+/// Build `models/date-iso` (hand-written held-out phrasings from `data_dir`).
+pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
+    let train_pairs = date_train(DATE_TRAIN_SIZE, data_dir)?;
+    let tokens = (
+        (Granularity::CharactersWithSpaces, 1),
+        (Granularity::Characters, 1),
+    );
     let options = options(recipe, 8, 64, 2e-3, 400);
     let run = Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?;
-    let heldout = date_heldout();
-    let timeline = &heldout[..TIMELINE_HELDOUT_PAIRS];
-    build(&run, &train_pairs, &heldout, Some(timeline))
+    let sets = date_sets(data_dir)?;
+    let timeline = &sets[0].pairs[..TIMELINE_HELDOUT_PAIRS];
+    build(&run, &train_pairs, &sets, Some(timeline))
 }
 
-/// Build `models/en-zh` from the TSV files in `data_dir`.
+/// Generated date-iso training pairs.
+pub const DATE_TRAIN_SIZE: usize = 50_000;
+
+/// Build `models/en-zh` (English subwords → Chinese characters) from `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let (train_pairs, heldout) = en_zh_data(data_dir)?;
-    let options = options(recipe, 40, 48, 1e-3, 800);
-    let run = Run::prepare(
-        out,
-        &train_pairs,
-        (Granularity::Words, 2),
-        ModelConfig::en_zh,
-        options,
-    )?;
-    // No timeline: en-zh's snapshots would not fit the folder budget (README, "Watch it learn").
-    build(&run, &train_pairs, &heldout, None)
+    let data = translation_data(data_dir)?;
+    build_translation(data, out, recipe, ModelConfig::en_zh)
 }
+
+/// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
+pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
+    let data = translation_data(data_dir)?.reversed();
+    build_translation(data, out, recipe, ModelConfig::zh_en)
+}
+
+/// The shared recipe of the two translation models (see `TRANSLATION_*`).
+fn build_translation(
+    data: TranslationData,
+    out: &Path,
+    recipe: &RecipeOptions,
+    preset: fn(usize, usize) -> ModelConfig,
+) -> Result<Metrics> {
+    let english = (
+        Granularity::Subwords {
+            vocab_size: ENGLISH_SUBWORDS,
+        },
+        2,
+    );
+    let chinese = (Granularity::Characters, 2);
+    let name = preset(0, 0).name;
+    let tokens = if name == "zh-en" {
+        (chinese, english)
+    } else {
+        (english, chinese)
+    };
+    let mut options = options(
+        recipe,
+        TRANSLATION_EPOCHS,
+        TRANSLATION_BATCH,
+        TRANSLATION_LEARNING_RATE,
+        TRANSLATION_WARMUP,
+    );
+    if recipe.checkpoints {
+        options.checkpoints = Some(out.join("checkpoint"));
+    }
+    let train_pairs = data.train.clone();
+    let run = Run::prepare(out, &train_pairs, tokens, preset, options)?;
+    // No timeline: these models' snapshots would not fit the folder budget.
+    build(&run, &train_pairs, &data.heldout(), None)
+}
+
+/// Passes over the translation data.
+pub const TRANSLATION_EPOCHS: usize = 13;
+/// Sentence pairs per batch.
+pub const TRANSLATION_BATCH: usize = 64;
+/// Peak learning rate.
+pub const TRANSLATION_LEARNING_RATE: f64 = 1e-3;
+/// Warm-up steps.
+pub const TRANSLATION_WARMUP: usize = 1000;
 
 /// How many held-out pairs each timeline snapshot is measured on.
 pub const TIMELINE_HELDOUT_PAIRS: usize = 100;
@@ -263,16 +474,16 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    /// Tokenizers from the training pairs (source cut at `granularity`, pieces seen at least
-    /// `min_count` times), then the preset config for their vocabulary sizes.
+    /// Tokenizers from the training pairs (each side's granularity and minimum count), then the
+    /// preset config for their vocabulary sizes.
     fn prepare(
         out: &'a Path,
         train_pairs: &[Pair],
-        (granularity, min_count): (Granularity, usize),
+        (source, target): ((Granularity, usize), (Granularity, usize)),
         preset: fn(usize, usize) -> ModelConfig,
         options: TrainOptions,
     ) -> Result<Self> {
-        let (src, tgt) = tokenizers(train_pairs, granularity, min_count)?;
+        let (src, tgt) = tokenizers(train_pairs, source, target)?;
         Ok(Self {
             out,
             config: preset(src.vocab_size(), tgt.vocab_size()),
@@ -288,7 +499,7 @@ impl<'a> Run<'a> {
 fn build(
     run: &Run<'_>,
     train_pairs: &[Pair],
-    heldout: &[Pair],
+    heldout: &[Heldout],
     timeline_pairs: Option<&[Pair]>,
 ) -> Result<Metrics> {
     let Run {
@@ -306,18 +517,40 @@ fn build(
         examples.len(),
         src.vocab_size(),
         tgt.vocab_size(),
-        heldout.len()
+        heldout.iter().map(|h| h.pairs.len()).sum::<usize>()
     );
     std::fs::create_dir_all(out).map_err(|e| Error::Io {
         path: out.display().to_string(),
         message: e.to_string(),
     })?;
     let log_path = out.join("train_log.tsv");
-    let mut log =
-        std::io::BufWriter::new(std::fs::File::create(&log_path).map_err(|e| Error::Io {
-            path: log_path.display().to_string(),
-            message: e.to_string(),
-        })?);
+    let io_error = |e: std::io::Error| Error::Io {
+        path: log_path.display().to_string(),
+        message: e.to_string(),
+    };
+    // A resumed run keeps the log lines before its checkpoint and appends the rest.
+    let resumed = match &options.checkpoints {
+        Some(dir) => read_checkpoint(dir)?,
+        None => None,
+    };
+    let before = resumed.as_ref().map_or(0.0, |state| state.seconds);
+    if let Some(state) = &resumed {
+        let text = std::fs::read_to_string(&log_path).map_err(io_error)?;
+        let kept: String = text
+            .lines()
+            .take(state.step + 1)
+            .flat_map(|line| [line, "\n"])
+            .collect();
+        std::fs::write(&log_path, kept).map_err(io_error)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(resumed.is_some())
+        .write(true)
+        .truncate(resumed.is_none())
+        .open(&log_path)
+        .map_err(io_error)?;
+    let mut log = std::io::BufWriter::new(file);
     let started = Instant::now();
     let mut snapshot_time = Duration::ZERO;
     let mut model = match timeline_pairs {
@@ -336,7 +569,7 @@ fn build(
         }
         None => train(config, &examples, options, &mut log, None)?,
     };
-    let train_seconds = (started.elapsed() - snapshot_time).as_secs_f64();
+    let train_seconds = before + (started.elapsed() - snapshot_time).as_secs_f64();
     drop(log);
     ModelFolder {
         config: config.to_json()?.into_bytes(),
@@ -372,16 +605,51 @@ pub fn translate_all(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<Strin
         .collect())
 }
 
-/// Evaluate a saved model folder on held-out pairs.
-pub fn evaluate(dir: &Path, heldout: &[Pair]) -> Result<Metrics> {
+/// Evaluate a saved model folder on its held-out sets (the first one is the headline).
+pub fn evaluate(dir: &Path, heldout: &[Heldout]) -> Result<Metrics> {
     let folder = ModelFolder::read(dir)?;
     let loaded = LoadedModel::load(folder.files(), &Device::flex())?;
-    let sources: Vec<&str> = heldout.iter().map(|p| p.source.as_str()).collect();
-    let hypotheses = translate_all(&loaded, &sources)?;
-    let references: Vec<String> = heldout.iter().map(|p| p.target.clone()).collect();
-    let example_sentence = (loaded.config.name == "en-zh")
-        .then(|| translate_all(&loaded, &[EXAMPLE_SENTENCE]).map(|mut v| v.remove(0)))
-        .transpose()?;
+    let mut sets = vec![];
+    let mut examples = vec![];
+    let mut outputs = vec![];
+    for (index, set) in heldout.iter().enumerate() {
+        let sources: Vec<&str> = set.pairs.iter().map(|p| p.source.as_str()).collect();
+        let hypotheses = translate_all(&loaded, &sources)?;
+        let references: Vec<String> = set.pairs.iter().map(|p| p.target.clone()).collect();
+        sets.push(SetMetrics {
+            name: set.name.to_string(),
+            pairs: set.pairs.len(),
+            exact_match: metrics::exact_match(&hypotheses, &references),
+            chrf: metrics::chrf(&hypotheses, &references),
+        });
+        outputs.extend(set.pairs.iter().zip(&hypotheses).map(|(p, h)| {
+            [
+                set.name.to_string(),
+                p.source.clone(),
+                p.target.clone(),
+                h.clone(),
+            ]
+        }));
+        if index == 0 {
+            // Ten drawn at random (seeded), not picked.
+            let mut order: Vec<usize> = (0..set.pairs.len()).collect();
+            crate::data::shuffle(&mut order, &mut crate::sampling::Rng::new(EXAMPLES_SEED));
+            examples = order
+                .into_iter()
+                .take(10)
+                .map(|i| {
+                    let p = &set.pairs[i];
+                    (p.source.clone(), p.target.clone(), hypotheses[i].clone())
+                })
+                .collect();
+        }
+    }
+    let first = sets
+        .first()
+        .cloned()
+        .ok_or_else(|| Error::Training("no held-out set".into()))?;
+    let example = loaded.config.example.clone();
+    let translated = translate_all(&loaded, &[example.as_str()])?.remove(0);
     let parameters = crate::weights::expected_tensors(&loaded.config)
         .iter()
         .map(|(_, shape)| shape.iter().product::<usize>())
@@ -389,26 +657,27 @@ pub fn evaluate(dir: &Path, heldout: &[Pair]) -> Result<Metrics> {
     Ok(Metrics {
         model: loaded.config.name.clone(),
         train_pairs: 0,
-        heldout_pairs: heldout.len(),
-        exact_match: metrics::exact_match(&hypotheses, &references),
-        chrf: metrics::chrf(&hypotheses, &references),
+        heldout_pairs: first.pairs,
+        exact_match: first.exact_match,
+        chrf: first.chrf,
+        sets,
         train_seconds: 0.0,
         parameters,
-        examples: heldout
-            .iter()
-            .zip(&hypotheses)
-            .take(8)
-            .map(|(p, h)| (p.source.clone(), p.target.clone(), h.clone()))
-            .collect(),
-        example_sentence,
+        examples,
+        example_sentence: (example, translated),
+        outputs,
     })
 }
 
-/// The held-out set of a shipped model, by its name.
-pub fn heldout_for(name: &str, data_dir: &Path) -> Result<Vec<Pair>> {
+/// Seed of the draw of the ten examples in `metrics.json`.
+pub const EXAMPLES_SEED: u64 = 5;
+
+/// The held-out sets of a shipped model, by its name.
+pub fn heldout_for(name: &str, data_dir: &Path) -> Result<Vec<Heldout>> {
     match name {
-        "date-iso" => Ok(date_heldout()),
-        "en-zh" => Ok(en_zh_data(data_dir)?.1),
+        "date-iso" => date_sets(data_dir),
+        "en-zh" => Ok(translation_data(data_dir)?.heldout()),
+        "zh-en" => Ok(translation_data(data_dir)?.reversed().heldout()),
         other => Err(Error::Training(format!(
             "no held-out set is known for model {other:?}"
         ))),

@@ -52,6 +52,11 @@ impl Rng {
         Self(seed)
     }
 
+    /// The whole state: `Rng::new(rng.state())` continues exactly where `rng` is.
+    pub fn state(&self) -> u64 {
+        self.0
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);

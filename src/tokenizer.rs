@@ -1,4 +1,5 @@
-//! Tokenizers: HF `tokenizers` files, word level for English, character level for Chinese and dates.
+//! Tokenizers: HF `tokenizers` files: BPE subwords (or whole words) for English, character level
+//! for Chinese and dates.
 //!
 //! Tokens are shown on the heatmap axes, so they must read as the text the person typed:
 //! display strings come from the original text (not the lower-cased vocabulary entry), unknown
@@ -7,8 +8,10 @@
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
+use tokenizers::models::bpe::{BpeTrainerBuilder, BPE};
 use tokenizers::{
-    Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer, Tokenizer,
+    AddedToken, Normalizer, OffsetReferential, OffsetType, PreTokenizedString, PreTokenizer,
+    Tokenizer, Trainer,
 };
 
 use crate::config::SpecialIds;
@@ -27,6 +30,27 @@ pub enum Granularity {
     Characters,
     /// One token per character, spaces kept as tokens, lower-cased (dates).
     CharactersWithSpaces,
+    /// BPE subwords of at most `vocab_size` pieces, case kept, punctuation split off; a piece
+    /// that starts a word begins with [`WORD_START`] (SentencePiece's convention), so an unseen
+    /// word splits into known pieces instead of becoming `<unk>`.
+    Subwords {
+        /// Vocabulary size, specials included.
+        vocab_size: usize,
+    },
+}
+
+/// The mark a word-initial subword piece starts with (U+2581, as in SentencePiece and Marian).
+pub const WORD_START: char = '\u{2581}';
+
+/// Join target pieces into text: with `joiner` between them, and, where pieces carry
+/// [`WORD_START`], a space at each word start instead.
+pub fn join_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>, joiner: &str) -> String {
+    let joined = pieces.into_iter().collect::<Vec<_>>().join(joiner);
+    if joined.contains(WORD_START) {
+        joined.replace(WORD_START, " ").trim().to_string()
+    } else {
+        joined
+    }
 }
 
 /// Text cut into tokens, with what the page needs to show them.
@@ -120,9 +144,14 @@ impl TextTokenizer {
         };
         for (&id, &(start, end)) in encoding.get_ids().iter().zip(encoding.get_offsets()) {
             let original = text.get(start..end).filter(|s| !s.is_empty());
+            let entry = self.token(id).unwrap_or_default();
             let shown = match original {
+                // A word-initial subword shows its mark, so word boundaries stay visible.
+                Some(piece) if entry.starts_with(WORD_START) && id != self.unk_id => {
+                    format!("{WORD_START}{}", visible(piece.trim_start()))
+                }
                 Some(piece) => visible(piece),
-                None => self.token(id).map(visible).unwrap_or_default(),
+                None => visible(entry),
             };
             encoded.ids.push(id);
             encoded.tokens.push(shown);
@@ -186,6 +215,22 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
     fn pre_tokenizer(value: &Value) -> std::result::Result<(), String> {
         match typed(value) {
             Some("Whitespace" | "WhitespaceSplit") => Ok(()),
+            Some("Punctuation") => match value.get("behavior").and_then(Value::as_str) {
+                Some("Isolated") => Ok(()),
+                _ => Err("unsupported Punctuation pre-tokenizer (behavior Isolated)".into()),
+            },
+            Some("Metaspace") => {
+                let replacement = value.get("replacement").and_then(Value::as_str);
+                let scheme = value.get("prepend_scheme").and_then(Value::as_str);
+                if replacement == Some("\u{2581}")
+                    && matches!(scheme, Some("first" | "always" | "never"))
+                    && value.get("split").is_some_and(Value::is_boolean)
+                {
+                    Ok(())
+                } else {
+                    Err("unsupported Metaspace pre-tokenizer (replacement ▁, prepend_scheme first/always/never, split)".into())
+                }
+            }
             Some("Split") => {
                 let pattern = value.get("pattern");
                 let ok = pattern.and_then(|p| p.get("Regex")).and_then(Value::as_str) == Some(".")
@@ -201,7 +246,7 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
                 Some(items) => items.iter().try_for_each(pre_tokenizer),
                 None => Err("a Sequence pre-tokenizer needs a `pretokenizers` list".into()),
             },
-            other => Err(format!("unsupported pre-tokenizer {other:?} (Whitespace, WhitespaceSplit, Split, Sequence)")),
+            other => Err(format!("unsupported pre-tokenizer {other:?} (Whitespace, WhitespaceSplit, Split, Punctuation, Metaspace, Sequence)")),
         }
     }
     let object = document
@@ -225,13 +270,15 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
         pre_tokenizer(value)?;
     }
     let model = object.get("model").ok_or("no `model`")?;
-    if typed(model) != Some("WordLevel") {
-        return Err("the model must be WordLevel".into());
+    match typed(model) {
+        Some("WordLevel") => {}
+        Some("BPE") => check_bpe(model)?,
+        _ => return Err("the model must be WordLevel or BPE".into()),
     }
     let vocab = model
         .get("vocab")
         .and_then(Value::as_object)
-        .ok_or("the WordLevel model has no `vocab` object")?;
+        .ok_or("the model has no `vocab` object")?;
     if !vocab.values().all(|id| {
         id.as_u64()
             .is_some_and(|id| id < crate::config::MAX_VOCAB as u64)
@@ -239,7 +286,38 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
         return Err("every vocabulary id must be an integer below 200000".into());
     }
     if !model.get("unk_token").is_some_and(Value::is_string) {
-        return Err("the WordLevel model needs an `unk_token` string".into());
+        return Err("the model needs an `unk_token` string".into());
+    }
+    Ok(())
+}
+
+/// The BPE fields attnscope writes: merges as pairs or "a b" strings, no dropout, no byte
+/// fallback, no prefix or suffix.
+fn check_bpe(model: &Value) -> std::result::Result<(), String> {
+    let merges = model
+        .get("merges")
+        .and_then(Value::as_array)
+        .ok_or("the BPE model has no `merges` list")?;
+    let merge_ok = |m: &Value| match m {
+        Value::String(s) => s.split(' ').count() == 2,
+        Value::Array(pair) => pair.len() == 2 && pair.iter().all(Value::is_string),
+        _ => false,
+    };
+    if !merges.iter().all(merge_ok) {
+        return Err("every BPE merge must be two pieces".into());
+    }
+    for field in ["dropout", "continuing_subword_prefix", "end_of_word_suffix"] {
+        if !model.get(field).is_none_or(Value::is_null) {
+            return Err(format!("the BPE model's `{field}` must be null"));
+        }
+    }
+    for field in ["fuse_unk", "byte_fallback", "ignore_merges"] {
+        if !model.get(field).is_none_or(Value::is_boolean) {
+            return Err(format!("the BPE model's `{field}` must be a boolean"));
+        }
+    }
+    if model.get("byte_fallback") == Some(&Value::Bool(true)) {
+        return Err("byte fallback is not supported".into());
     }
     Ok(())
 }
@@ -283,6 +361,13 @@ pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
             json!({"type": "Sequence", "normalizers": [nfkc, lowercase]}),
             each_char,
         ),
+        Granularity::Subwords { .. } => (
+            nfkc,
+            json!({"type": "Sequence", "pretokenizers": [
+                {"type": "Punctuation", "behavior": "Isolated"},
+                {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "first", "split": true},
+            ]}),
+        ),
     };
     let document = json!({
         "version": "1.0",
@@ -310,6 +395,9 @@ pub fn build_tokenizer<'a>(
         "new tokenizer",
         SpecialIds::default(),
     )?;
+    if let Granularity::Subwords { vocab_size } = granularity {
+        return build_subwords(&empty, texts, vocab_size, min_count);
+    }
     let mut counts: HashMap<String, usize> = HashMap::new();
     for text in texts {
         for piece in empty.pieces(text)? {
@@ -327,6 +415,49 @@ pub fn build_tokenizer<'a>(
         "new tokenizer",
         SpecialIds::default(),
     )
+}
+
+/// Train a BPE vocabulary with the HF `tokenizers` trainer on the pieces `empty` cuts
+/// `texts` into (its normalizer and pre-tokenizer), and wrap it in a tokenizer of that shape.
+fn build_subwords<'a>(
+    empty: &TextTokenizer,
+    texts: impl IntoIterator<Item = &'a str>,
+    vocab_size: usize,
+    min_count: usize,
+) -> Result<TextTokenizer> {
+    let fail = |message: String| Error::Tokenizer {
+        file: "new tokenizer".into(),
+        message,
+    };
+    let texts: Vec<&str> = texts.into_iter().collect();
+    let mut trainer = BpeTrainerBuilder::new()
+        .vocab_size(vocab_size)
+        .min_frequency(min_count as u64)
+        .show_progress(false)
+        .special_tokens(
+            SPECIAL_TOKENS
+                .iter()
+                .map(|t| AddedToken::from(*t, true))
+                .collect(),
+        )
+        .build();
+    trainer
+        .feed(texts.iter(), |text| {
+            empty
+                .pieces(text)
+                .map_err(|e| Box::<dyn std::error::Error + Send + Sync>::from(e.to_string()))
+        })
+        .map_err(|e| fail(e.to_string()))?;
+    let mut bpe = BPE::default();
+    trainer.train(&mut bpe).map_err(|e| fail(e.to_string()))?;
+    let mut model = serde_json::to_value(&bpe).map_err(|e| fail(e.to_string()))?;
+    model["unk_token"] = json!(SPECIAL_TOKENS[1]);
+    model["fuse_unk"] = json!(true);
+    let mut document: Value =
+        serde_json::from_str(&empty.to_json()?).map_err(|e| fail(e.to_string()))?;
+    document["model"] = model;
+    let bytes = serde_json::to_vec(&document).map_err(|e| fail(e.to_string()))?;
+    TextTokenizer::from_bytes(&bytes, "new tokenizer", SpecialIds::default())
 }
 
 #[cfg(test)]
@@ -383,6 +514,42 @@ mod tests {
             ["2", "9", "␣", "A", "U", "G"]
         );
         assert_eq!(dates.encode("29 AUG").unwrap().unknown, [false; 6]);
+    }
+
+    #[test]
+    fn subwords_split_unseen_words_and_show_word_starts() {
+        let texts = [
+            "I love eating apples.",
+            "I love you.",
+            "They are eating.",
+            "The apples are red.",
+            "Don't eat the apple!",
+        ];
+        let build = || build_tokenizer(Granularity::Subwords { vocab_size: 60 }, texts, 1).unwrap();
+        let bpe = build();
+        assert_eq!(
+            bpe.to_json().unwrap(),
+            build().to_json().unwrap(),
+            "deterministic"
+        );
+        let encoded = bpe.encode("I love eating apples.").unwrap();
+        assert_eq!(encoded.tokens.first().map(String::as_str), Some("▁I"));
+        assert_eq!(encoded.tokens.last().map(String::as_str), Some("."));
+        // Pieces joined back give the text, with spaces at the word starts.
+        let pieces: Vec<&str> = encoded
+            .ids
+            .iter()
+            .map(|&id| bpe.token(id).unwrap())
+            .collect();
+        assert_eq!(join_pieces(pieces, ""), "I love eating apples.");
+        // An unseen word is made of known pieces; only an unseen character is `<unk>`.
+        let unseen = bpe.encode("Theapples 🍎").unwrap();
+        assert_eq!(unseen.unknown.iter().filter(|&&u| u).count(), 1);
+        assert!(unseen.tokens.len() > 2);
+        assert_eq!(
+            unseen.tokens.concat().replace('▁', " ").trim(),
+            "Theapples 🍎"
+        );
     }
 
     #[test]

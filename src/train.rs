@@ -3,8 +3,12 @@
 //! Adam (β₂ = 0.98) with linear warm-up and cosine decay, label-smoothed cross-entropy over
 //! non-pad targets, batches of similar length to cut padding.
 
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -16,7 +20,8 @@ use crate::data::{shuffle, Pair};
 use crate::error::{Error, Result};
 use crate::model::{KeyValue, Transformer};
 use crate::sampling::{next_token, Rng, Sampling};
-use crate::tokenizer::TextTokenizer;
+use crate::tokenizer::{join_pieces, TextTokenizer};
+use crate::weights::{param_ids, replace_weights, save_weights, set_param_ids};
 
 /// How to train.
 #[derive(Clone, Debug)]
@@ -37,6 +42,70 @@ pub struct TrainOptions {
     pub time_limit: Option<Duration>,
     /// Show a progress bar.
     pub progress: bool,
+    /// Where to write a checkpoint after every epoch, and resume from if one is there.
+    pub checkpoints: Option<PathBuf>,
+    /// Stop after this many epochs (counted from the first, resumed ones included) while the
+    /// schedule still spans `epochs`: a planned interruption, to be resumed later.
+    pub stop_after_epochs: Option<usize>,
+}
+
+/// Where a checkpointed run stands at the start of an epoch (`state.json` in the checkpoint
+/// folder, next to `weights.safetensors` (F32) and `optimizer.bpk`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CheckpointState {
+    /// The epoch to run next.
+    pub epoch: usize,
+    /// Optimizer steps taken.
+    pub step: usize,
+    /// The shuffling generator's state.
+    pub rng: u64,
+    /// Training seconds so far.
+    pub seconds: f64,
+    /// The last logged (step, loss).
+    pub last_loss: Option<(usize, f32)>,
+    /// Each parameter's id, by tensor name (the optimizer state is keyed by them).
+    pub param_ids: BTreeMap<String, u64>,
+}
+
+const CHECKPOINT_STATE: &str = "state.json";
+const CHECKPOINT_WEIGHTS: &str = "weights.safetensors";
+const CHECKPOINT_OPTIMIZER: &str = "optimizer.bpk";
+
+fn checkpoint_error(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Training(format!("checkpoint {}: {e}", dir.display()))
+}
+
+/// Read a checkpoint folder's state, if it holds a complete checkpoint.
+pub fn read_checkpoint(dir: &Path) -> Result<Option<CheckpointState>> {
+    let path = dir.join(CHECKPOINT_STATE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| checkpoint_error(dir, e))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| checkpoint_error(dir, e))
+}
+
+fn write_checkpoint(
+    dir: &Path,
+    config: &ModelConfig,
+    model: &mut Transformer,
+    optimizer: &burn::optim::ModuleOptimizer,
+    mut state: CheckpointState,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| checkpoint_error(dir, e))?;
+    state.param_ids = param_ids(config, model)?;
+    let weights = save_weights(config, model, false)?;
+    // The state file goes last and by rename: a run killed half-way leaves the old checkpoint.
+    std::fs::write(dir.join(CHECKPOINT_WEIGHTS), weights).map_err(|e| checkpoint_error(dir, e))?;
+    optimizer
+        .save(dir.join(CHECKPOINT_OPTIMIZER))
+        .map_err(|e| checkpoint_error(dir, format!("{e:?}")))?;
+    let json = serde_json::to_string_pretty(&state).map_err(|e| checkpoint_error(dir, e))?;
+    let partial = dir.join("state.json.partial");
+    std::fs::write(&partial, json).map_err(|e| checkpoint_error(dir, e))?;
+    std::fs::rename(&partial, dir.join(CHECKPOINT_STATE)).map_err(|e| checkpoint_error(dir, e))
 }
 
 /// One tokenized example.
@@ -152,6 +221,11 @@ pub fn is_snapshot_step(step: usize) -> bool {
 
 /// Train a fresh model; writes one `step\tepoch\tloss\tlr\tseconds` line per step to `log`,
 /// and hands `snapshots` the weights at log-spaced steps when given.
+///
+/// With `options.checkpoints`, a checkpoint is written after every epoch, and a run that finds
+/// one there resumes from it: `log` then only gets the lines after the checkpoint's step. A
+/// resumed run ends exactly as an uninterrupted one (the dropout generator is re-seeded from
+/// the seed and the epoch at every epoch start). Snapshots need a run from the start.
 pub fn train(
     config: &ModelConfig,
     examples: &[Example],
@@ -170,6 +244,15 @@ pub fn train(
         .with_beta_2(0.98)
         .with_epsilon(1e-9)
         .init();
+    let resumed = match &options.checkpoints {
+        Some(dir) => read_checkpoint(dir)?,
+        None => None,
+    };
+    if resumed.is_some() && snapshots.is_some() {
+        return Err(Error::Training(
+            "a run with snapshots cannot resume from a checkpoint".into(),
+        ));
+    }
     let steps_per_epoch = examples.len().div_ceil(options.batch_size.max(1));
     let total = steps_per_epoch * options.epochs;
     let bar = if options.progress {
@@ -186,17 +269,48 @@ pub fn train(
     let started = Instant::now();
     let write_error =
         |e: std::io::Error| Error::Training(format!("cannot write the loss log: {e}"));
-    writeln!(log, "step\tepoch\tloss\tlr\tseconds").map_err(write_error)?;
     let mut step = 0;
+    let mut first_epoch = 0;
     let mut smoothed = None;
     let mut last_loss = None;
+    // Training time of the run(s) before a resumption.
+    let mut before = Duration::ZERO;
+    match (&resumed, &options.checkpoints) {
+        (Some(state), Some(dir)) => {
+            let weights = std::fs::read(dir.join(CHECKPOINT_WEIGHTS))
+                .map_err(|e| checkpoint_error(dir, e))?;
+            replace_weights(config, &mut model, &weights, &device)?;
+            set_param_ids(config, &mut model, &state.param_ids)?;
+            optimizer = optimizer
+                .load(dir.join(CHECKPOINT_OPTIMIZER))
+                .map_err(|e| checkpoint_error(dir, format!("{e:?}")))?;
+            rng = Rng::new(state.rng);
+            step = state.step;
+            first_epoch = state.epoch;
+            last_loss = state.last_loss;
+            smoothed = state.last_loss.map(|(_, loss)| loss);
+            before = Duration::from_secs_f64(state.seconds);
+            bar.set_position(step as u64);
+            bar.println(format!(
+                "resuming from {} at epoch {first_epoch}, step {step}",
+                dir.display()
+            ));
+        }
+        _ => writeln!(log, "step\tepoch\tloss\tlr\tseconds").map_err(write_error)?,
+    }
     // Time spent handing out snapshots is not training time.
     let mut in_snapshots = Duration::ZERO;
-    'epochs: for epoch in 0..options.epochs {
+    let trained = |in_snapshots: Duration| before + started.elapsed() - in_snapshots;
+    'epochs: for epoch in first_epoch..options.epochs {
+        if options.stop_after_epochs.is_some_and(|n| epoch >= n) {
+            bar.println(format!("stopping before epoch {epoch}, as asked"));
+            break;
+        }
+        device.seed(options.seed.wrapping_add(epoch as u64 + 1));
         for batch in make_batches(examples, options.batch_size, &mut rng) {
             if options
                 .time_limit
-                .is_some_and(|limit| started.elapsed() - in_snapshots > limit)
+                .is_some_and(|limit| trained(in_snapshots) > limit)
             {
                 bar.println(format!(
                     "time limit reached after {step} steps (epoch {epoch})"
@@ -241,12 +355,24 @@ pub fn train(
             writeln!(
                 log,
                 "{step}\t{epoch}\t{value:.5}\t{lr:.6}\t{:.1}",
-                (started.elapsed() - in_snapshots).as_secs_f64()
+                trained(in_snapshots).as_secs_f64()
             )
             .map_err(write_error)?;
             bar.set_message(format!("epoch {} loss {average:.3}", epoch + 1));
             bar.inc(1);
             step += 1;
+        }
+        if let Some(dir) = &options.checkpoints {
+            log.flush().map_err(write_error)?;
+            let state = CheckpointState {
+                epoch: epoch + 1,
+                step,
+                rng: rng.state(),
+                seconds: trained(in_snapshots).as_secs_f64(),
+                last_loss,
+                param_ids: BTreeMap::new(),
+            };
+            write_checkpoint(dir, config, &mut model, &optimizer, state)?;
         }
     }
     bar.finish();
@@ -323,8 +449,5 @@ pub fn greedy_decode(
 
 /// Join target ids into text with the config's joiner.
 pub fn ids_to_text(ids: &[u32], tokenizer: &TextTokenizer, joiner: &str) -> String {
-    ids.iter()
-        .filter_map(|&id| tokenizer.token(id))
-        .collect::<Vec<_>>()
-        .join(joiner)
+    join_pieces(ids.iter().filter_map(|&id| tokenizer.token(id)), joiner)
 }

@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use burn::module::Param;
+use burn::module::{Param, ParamId};
 use burn::nn::{LayerNorm, Linear};
 use burn::tensor::{Device, Tensor, TensorData};
 use safetensors::{Dtype, SafeTensors};
@@ -210,30 +210,45 @@ pub enum Slot<'a> {
 }
 
 impl Slot<'_> {
+    /// Put `host` in, keeping the parameter's id (an optimizer's state is keyed by it).
     fn set(self, host: HostTensor, device: &Device) {
         match self {
             Slot::Linear(param) => {
                 let (rows, cols) = (host.shape[0], host.shape[1]);
                 let data = transpose(&host.data, rows, cols);
-                *param = Param::from_tensor(Tensor::from_data(
-                    TensorData::new(data, [cols, rows]),
-                    device,
-                ));
+                let tensor = Tensor::from_data(TensorData::new(data, [cols, rows]), device);
+                replace(param, tensor);
             }
             Slot::Matrix(param) => {
                 let shape = [host.shape[0], host.shape[1]];
-                *param = Param::from_tensor(Tensor::from_data(
-                    TensorData::new(host.data, shape),
-                    device,
-                ));
+                replace(
+                    param,
+                    Tensor::from_data(TensorData::new(host.data, shape), device),
+                );
             }
             Slot::Vector(param) => {
                 let shape = [host.shape[0]];
-                *param = Param::from_tensor(Tensor::from_data(
-                    TensorData::new(host.data, shape),
-                    device,
-                ));
+                replace(
+                    param,
+                    Tensor::from_data(TensorData::new(host.data, shape), device),
+                );
             }
+        }
+    }
+
+    /// The parameter's id.
+    pub fn id(&self) -> ParamId {
+        match self {
+            Slot::Linear(param) | Slot::Matrix(param) => param.id,
+            Slot::Vector(param) => param.id,
+        }
+    }
+
+    /// Give the parameter another id (to match a saved optimizer state).
+    pub fn set_id(self, id: ParamId) {
+        match self {
+            Slot::Linear(param) | Slot::Matrix(param) => param.id = id,
+            Slot::Vector(param) => param.id = id,
         }
     }
 
@@ -271,6 +286,37 @@ impl Slot<'_> {
 }
 
 /// Row-major `[rows, cols]` → `[cols, rows]`.
+fn replace<const D: usize>(param: &mut Param<Tensor<D>>, tensor: Tensor<D>) {
+    let id = param.id;
+    *param = Param::from_tensor(tensor);
+    param.id = id;
+}
+
+/// Each parameter's id by tensor name (saved with a training checkpoint).
+pub fn param_ids(config: &ModelConfig, model: &mut Transformer) -> Result<BTreeMap<String, u64>> {
+    let mut ids = BTreeMap::new();
+    walk(config, Some(model), &mut |name, _, slot| {
+        let slot = slot.ok_or(Error::Invariant("a parameter without its model slot"))?;
+        ids.insert(name, slot.id().val());
+        Ok(())
+    })?;
+    Ok(ids)
+}
+
+/// Give the parameters the ids [`param_ids`] saved.
+pub fn set_param_ids(
+    config: &ModelConfig,
+    model: &mut Transformer,
+    ids: &BTreeMap<String, u64>,
+) -> Result<()> {
+    walk(config, Some(model), &mut |name, _, slot| {
+        let id = ids.get(&name).ok_or(Error::MissingTensor(name))?;
+        slot.ok_or(Error::Invariant("a parameter without its model slot"))?
+            .set_id(ParamId::from(*id));
+        Ok(())
+    })
+}
+
 pub fn transpose(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     let mut out = vec![0.0; data.len()];
     for r in 0..rows {

@@ -1,9 +1,7 @@
-//! English → Chinese data: the HSK sentence pairs plus two documented additions.
-//!
-//! 1. Word glosses from the same HSK dataset (`glosses.tsv`): "apple" → 苹果, "to eat" → 吃.
-//! 2. Generated sentences from a small bilingual grammar: subject × verb phrase × object,
-//!    e.g. "My father likes drinking tea." → 我爸爸喜欢喝茶。 The example sentence
-//!    "I love eating apples." is never generated (see [`is_example_sentence`]).
+//! The one addition to the English–Chinese sentence pairs (Tatoeba, HSK): generated sentences
+//! from a small bilingual grammar, subject × verb phrase × object, e.g. "My father likes
+//! drinking tea." → 我爸爸喜欢喝茶。 The example sentence "I love eating apples." is never
+//! generated (see [`is_example_sentence`]).
 
 use super::Pair;
 use crate::sampling::Rng;
@@ -108,16 +106,6 @@ pub fn generated_sentences(limit: usize, seed: u64) -> Vec<Pair> {
     super::shuffle(&mut pairs, &mut Rng::new(seed));
     pairs.truncate(limit);
     pairs
-}
-
-/// Gloss pairs ("to eat" → 吃) for the words of the training sentences only.
-pub fn gloss_pairs(glosses: &[Pair], train: &[Pair]) -> Vec<Pair> {
-    glosses
-        .iter()
-        .filter(|g| train.iter().any(|p| p.target.contains(g.target.as_str())))
-        .filter(|g| !is_example_sentence(&g.source))
-        .cloned()
-        .collect()
 }
 
 #[cfg(test)]

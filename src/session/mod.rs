@@ -29,7 +29,7 @@ use crate::masks::Mask;
 use crate::model::{DecoderOutput, EncoderOutput, KeyValue, Probe};
 use crate::positional::PositionalTable;
 use crate::sampling::{log_probabilities, next_token, probabilities, top_k, Rng, Sampling};
-use crate::tokenizer::visible;
+use crate::tokenizer::{join_pieces, visible};
 use crate::trace::{AttentionStack, Candidate, Started, Step, Trace};
 
 /// How many candidates each step reports.
@@ -269,13 +269,13 @@ impl Session {
         let trace = &mut state.trace;
         trace.finished = Self::finish_reason(config, trace).is_some();
         let never = [config.bos_id, config.eos_id, config.pad_id];
-        trace.output = trace
+        let pieces: Vec<String> = trace
             .tgt_ids
             .iter()
             .filter(|id| !never.contains(id))
             .map(|&id| target_text(tokenizer, id))
-            .collect::<Vec<_>>()
-            .join(&config.tgt_joiner);
+            .collect();
+        trace.output = join_pieces(pieces.iter().map(String::as_str), &config.tgt_joiner);
         Ok(())
     }
 

@@ -1,0 +1,149 @@
+//! The shipped models meet their targets: each held-out figure is recomputed here from the
+//! model folder and the data, and must equal the one in the folder's `metrics.json`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::collections::HashSet;
+
+use attnscope::block_on;
+use attnscope::data::metrics::{chrf, exact_match};
+use attnscope::folder::LoadedModel;
+use attnscope::recipes::{
+    date_sets, normalized, translate_all, translation_data, Heldout, EXAMPLE_SENTENCE,
+    EXAMPLE_SENTENCE_ZH,
+};
+use burn::tensor::Device;
+use serde_json::Value;
+
+fn data_dir() -> std::path::PathBuf {
+    common::repo().join("data")
+}
+
+fn metrics(name: &str) -> Value {
+    let path = common::repo()
+        .join("models")
+        .join(name)
+        .join("metrics.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// (exact match, chrF) of the shipped model on one held-out set.
+fn score(loaded: &LoadedModel, set: &Heldout) -> (f64, f64) {
+    let sources: Vec<&str> = set.pairs.iter().map(|p| p.source.as_str()).collect();
+    let outputs = translate_all(loaded, &sources).unwrap();
+    let references: Vec<String> = set.pairs.iter().map(|p| p.target.clone()).collect();
+    (
+        exact_match(&outputs, &references),
+        chrf(&outputs, &references),
+    )
+}
+
+/// Recompute every held-out set's figures and compare them with `metrics.json`; returns them.
+fn recomputed(name: &str, sets: &[Heldout]) -> Vec<(f64, f64)> {
+    let folder = common::shipped(name);
+    let loaded = LoadedModel::load(folder.files(), &Device::flex()).unwrap();
+    let saved = metrics(name);
+    let saved_sets = saved["sets"].as_array().unwrap();
+    assert_eq!(saved_sets.len(), sets.len());
+    sets.iter()
+        .zip(saved_sets)
+        .map(|(set, saved)| {
+            assert_eq!(saved["name"], set.name);
+            assert_eq!(saved["pairs"], set.pairs.len());
+            let (exact, chrf) = score(&loaded, set);
+            let close = |a: f64, key: &str| (a - saved[key].as_f64().unwrap()).abs() < 1e-6;
+            assert!(
+                close(exact, "exactMatch"),
+                "{name}/{}: exact {exact} vs {saved}",
+                set.name
+            );
+            assert!(
+                close(chrf, "chrf"),
+                "{name}/{}: chrF {chrf} vs {saved}",
+                set.name
+            );
+            (exact, chrf)
+        })
+        .collect()
+}
+
+#[test]
+fn no_held_out_sentence_is_trained_on_in_either_direction() {
+    let data = translation_data(&data_dir()).unwrap();
+    assert_eq!((data.tatoeba.len(), data.hsk.len()), (1000, 218));
+    let trained_en: HashSet<String> = data.train.iter().map(|p| normalized(&p.source)).collect();
+    let trained_zh: HashSet<String> = data.train.iter().map(|p| normalized(&p.target)).collect();
+    for pair in data.tatoeba.iter().chain(&data.hsk) {
+        assert!(!trained_en.contains(&normalized(&pair.source)), "{pair:?}");
+        assert!(!trained_zh.contains(&normalized(&pair.target)), "{pair:?}");
+    }
+    assert!(!trained_en.contains(&normalized(EXAMPLE_SENTENCE)));
+    assert!(!trained_zh.contains(&normalized(EXAMPLE_SENTENCE_ZH)));
+    assert_eq!(normalized("I'm home!"), "i m home");
+}
+
+#[test]
+fn en_zh_translates_the_running_example_and_meets_its_chrf_target() {
+    let mut session = common::session(&common::shipped("en-zh"));
+    let trace = block_on(session.translate(EXAMPLE_SENTENCE)).unwrap();
+    assert_eq!(
+        trace.output.trim_end_matches('。'),
+        "我爱吃苹果",
+        "{:?}",
+        trace.output
+    );
+    // English is cut into subwords; a word start shows its ▁.
+    assert_eq!(trace.src_tokens.first().map(String::as_str), Some("▁I"));
+    assert_eq!(trace.src_tokens.last().map(String::as_str), Some("</s>"));
+    let data = translation_data(&data_dir()).unwrap();
+    let figures = recomputed("en-zh", &data.heldout());
+    assert!(
+        figures[0].1 >= 35.0,
+        "Tatoeba chrF {:.2} < 35",
+        figures[0].1
+    );
+}
+
+#[test]
+fn zh_en_translates_the_running_example_back() {
+    let mut session = common::session(&common::shipped("zh-en"));
+    let trace = block_on(session.translate(EXAMPLE_SENTENCE_ZH)).unwrap();
+    let accepted = ["I love eating apples.", "I love to eat apples."];
+    assert!(
+        accepted.contains(&trace.output.as_str()),
+        "{:?}",
+        trace.output
+    );
+    assert_eq!(trace.src_tokens[..5], ["我", "爱", "吃", "苹", "果"]);
+    let data = translation_data(&data_dir()).unwrap().reversed();
+    recomputed("zh-en", &data.heldout());
+}
+
+#[test]
+fn date_iso_reads_the_dates_people_type_and_refuses_the_rest() {
+    let sets = date_sets(&data_dir()).unwrap();
+    let figures = recomputed("date-iso", &sets);
+    assert!(
+        figures[0].0 >= 0.99,
+        "generated held-out exact match {:.3}",
+        figures[0].0
+    );
+    assert!(sets[1].pairs.len() >= 50);
+    let mut session = common::session(&common::shipped("date-iso"));
+    for (text, expected) in [
+        ("the first of January 2000", "2000-01-01"),
+        ("the twenty-first of June 1999", "1999-06-21"),
+        ("2000-01-01", "2000-01-01"),
+        ("12/25/2023", "2023-12-25"),
+        ("31 February 2021", "invalid"),
+        ("hello", "invalid"),
+        ("Friday, the 29th of August 1958", "1958-08-29"),
+    ] {
+        assert_eq!(
+            block_on(session.translate(text)).unwrap().output,
+            expected,
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! Training checkpoints: an interrupted run resumed from its checkpoint ends exactly where an
+//! uninterrupted one does. (Its own test binary with one test: burn's random generator is
+//! global, so no other test may draw from it meanwhile.)
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use attnscope::data::Pair;
+use attnscope::tokenizer::{build_tokenizer, Granularity};
+use attnscope::train::{read_checkpoint, tokenize_pairs, train, TrainOptions};
+use attnscope::weights::save_weights;
+use attnscope::ModelConfig;
+
+#[test]
+fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
+    let targets = ["我爱吃苹果。", "你喜欢茶", "我们每天吃面条"];
+    let pairs: Vec<Pair> = common::TINY_TEXTS
+        .iter()
+        .zip(targets)
+        .map(|(s, t)| Pair::new(*s, t))
+        .collect();
+    let src = build_tokenizer(
+        Granularity::Subwords { vocab_size: 40 },
+        common::TINY_TEXTS,
+        1,
+    )
+    .unwrap();
+    let tgt = build_tokenizer(Granularity::Characters, targets, 1).unwrap();
+    let mut config = ModelConfig::en_zh(src.vocab_size(), tgt.vocab_size());
+    common::resize(&mut config, [16, 2, 1, 1, 24, 24]);
+    let (examples, _) = tokenize_pairs(&pairs, &config, &src, &tgt).unwrap();
+    let root = std::env::temp_dir().join(format!("attnscope-resume-{}", std::process::id()));
+    let options = |dir: &str, stop: Option<usize>| TrainOptions {
+        epochs: 3,
+        batch_size: 2,
+        learning_rate: 1e-2,
+        warmup_steps: 2,
+        label_smoothing: 0.1,
+        seed: 9,
+        time_limit: None,
+        progress: false,
+        checkpoints: Some(root.join(dir)),
+        stop_after_epochs: stop,
+    };
+    let mut straight_log = vec![];
+    let mut straight = train(
+        &config,
+        &examples,
+        &options("a", None),
+        &mut straight_log,
+        None,
+    )
+    .unwrap();
+
+    let mut first_log = vec![];
+    train(
+        &config,
+        &examples,
+        &options("b", Some(1)),
+        &mut first_log,
+        None,
+    )
+    .unwrap();
+    let state = read_checkpoint(&root.join("b")).unwrap().unwrap();
+    assert_eq!((state.epoch, state.step), (1, 2), "two batches per epoch");
+    let mut rest_log = vec![];
+    let mut resumed = train(&config, &examples, &options("b", None), &mut rest_log, None).unwrap();
+
+    let weights =
+        |model: &mut attnscope::model::Transformer| save_weights(&config, model, false).unwrap();
+    assert_eq!(
+        weights(&mut straight),
+        weights(&mut resumed),
+        "same final weights"
+    );
+    // The same losses, step by step (the seconds column differs).
+    let losses = |log: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(log)
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').take(4).collect::<Vec<_>>().join("\t"))
+            .collect()
+    };
+    let mut joined = losses(&first_log);
+    joined.extend(
+        String::from_utf8_lossy(&rest_log)
+            .lines()
+            .map(|l| l.split('\t').take(4).collect::<Vec<_>>().join("\t")),
+    );
+    assert_eq!(losses(&straight_log), joined);
+    assert_eq!(joined.len(), 6);
+    let _ = std::fs::remove_dir_all(&root);
+}
