@@ -1,22 +1,15 @@
 // What each kind of attention means on the axes: which tokens label rows and columns, which side
 // (source/target) they belong to, and which cells the trace's masks hide.
 
+import { t } from './i18n.js';
+
 export const KINDS = ['encoderSelf', 'decoderSelf', 'cross'];
 
-export const KIND_TITLES = {
-  encoderSelf: 'encoder self-attention',
-  decoderSelf: 'decoder masked self-attention',
-  cross: 'cross-attention',
-};
+/** A kind's name ("cross-attention"), in the language in use. */
+export const kindTitle = (kind) => t(`kind.${kind}`);
 
-export const KIND_EXPLAIN = {
-  encoderSelf:
-    'Each source token (row) builds its new representation as a weighted mix of all source tokens (columns). Each row sums to 1.',
-  decoderSelf:
-    'Each target position (row) looks at itself and earlier target positions only; the hatched cells are hidden by the causal mask.',
-  cross:
-    "Each target token being produced (row) looks at the encoder's source tokens (columns): queries come from the decoder, keys and values from the encoder.",
-};
+/** What a kind's rows and columns mean, in the language in use. */
+export const kindExplain = (kind) => t(`kindExplain.${kind}`);
 
 /** The output token (index into tgtTokens) that decoder row `i`, or decoding step `i`, produced. */
 export const producedBy = (i) => i + 1;
@@ -25,15 +18,13 @@ export function stackFor(trace, kind) {
   return trace?.[`${kind}Attention`] || null;
 }
 
-/** Each kind's axis titles: the role of the rows and of the columns, and the tokens they run over. */
-export const AXIS_TITLES = {
-  encoderSelf: { rowTitle: { role: 'query', tokens: 'source token' }, colTitle: { role: 'key', tokens: 'source token' } },
-  decoderSelf: {
-    rowTitle: { role: 'query', tokens: 'target position: the token fed in' },
-    colTitle: { role: 'key', tokens: 'earlier target positions, itself included' },
-  },
-  cross: { rowTitle: { role: 'query', tokens: 'the target token it produced' }, colTitle: { role: 'key', tokens: 'source token' } },
-};
+/** A kind's axis titles: the role of the rows and of the columns, and the tokens they run over. */
+export function axisTitles(kind) {
+  return {
+    rowTitle: { role: t('axis.query'), tokens: t(`axis.${kind}.rows`) },
+    colTitle: { role: t('axis.key'), tokens: t(`axis.${kind}.cols`) },
+  };
+}
 
 /**
  * Row/column labels, the mapping from matrix index to token index on each side, and each axis's
@@ -52,7 +43,7 @@ export function axes(trace, kind) {
       colSide: 'src',
       rowIndex: same,
       colIndex: same,
-      ...AXIS_TITLES.encoderSelf,
+      ...axisTitles('encoderSelf'),
     };
   }
   if (kind === 'decoderSelf') {
@@ -64,7 +55,7 @@ export function axes(trace, kind) {
       colSide: 'tgt',
       rowIndex: same,
       colIndex: same,
-      ...AXIS_TITLES.decoderSelf,
+      ...axisTitles('decoderSelf'),
     };
   }
   // Cross-attention rows are labelled with the token each one produced.
@@ -75,7 +66,7 @@ export function axes(trace, kind) {
     colSide: 'src',
     rowIndex: producedBy,
     colIndex: same,
-    ...AXIS_TITLES.cross,
+    ...axisTitles('cross'),
   };
 }
 
@@ -162,9 +153,9 @@ export function headStack(trace, kind, analysis, head) {
   const own = stackFor(trace, kind);
   if (!isSummaryHead(head)) {
     const index = own ? Math.min(head, own.heads - 1) : 0;
-    return { stack: own, head: index, label: `head ${index}` };
+    return { stack: own, head: index, label: t('head.one', { head: index }) };
   }
   const summary = analysis?.[HEAD_SUMMARIES[head]]?.[kind];
-  if (!summary) return { stack: own, head: 0, label: `head 0 (the ${head} over heads is unavailable)` };
-  return { stack: summary, head: 0, label: `${head} over heads` };
+  if (!summary) return { stack: own, head: 0, label: t('head.unavailable', { summary: t(`head.${head}`) }) };
+  return { stack: summary, head: 0, label: t('head.summary', { summary: t(`head.${head}`) }) };
 }

@@ -11,6 +11,7 @@ import { el, option } from './dom.js';
 import { fileName, readTrace, saveJson, savePng, saveSvg } from './export.js';
 import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
 import { language, onLanguageChange, setLanguage, supportedLanguage, t } from './i18n.js';
+import { decodeState, encodeState } from './state.js';
 import { createAttribution } from './views/attribution.js';
 import { createBeamTree, pathIds } from './views/beamtree.js';
 import { createCompare } from './views/compare.js';
@@ -45,6 +46,7 @@ const state = {
   hideSinks: false, // leave the <s>/</s> key columns out of the focused heatmap and the model view
   analysis: null, // the shown trace's head summaries and rollouts (www/wire.js analysis), or null
   beam: null, // the current sentence's beam search (www/wire.js beam) in beam mode, or null
+  beamNode: null, // the beam node whose path the page shows
   saved: null, // { name, model, text } while the page shows a trace read from a file, else null
   liveConfig: null, // the loaded model's config, kept while a saved trace's stands in for it
 };
@@ -88,7 +90,9 @@ function showProgress({ label, loaded, total }) {
   $('progress-text').textContent = t('loading.progress', { label, size });
 }
 
+let backendNews = null; // the latest, shown again in another language
 function showBackend({ backend, note, warming }) {
+  backendNews = { backend, warming };
   state.backend = backend;
   const badge = $('backend-badge');
   badge.textContent = t(backend === 'webgpu' ? 'backend.webgpu' : warming ? 'backend.warming' : 'backend.cpu');
@@ -101,7 +105,7 @@ function showBackend({ backend, note, warming }) {
 // Views
 
 const tokens = createTokens($('source-tokens'), $('output-tokens'));
-const focus = createFocus($('focus-heatmap'), $('hover-value'), $('kind-explain'));
+const focus = createFocus($('focus-heatmap'), $('hover-value'), $('kind-explain'), { onTranspose: () => updateLink('replace') });
 const modelView = createModelView($('model-view'), (selection) => select(selection));
 const headView = createHeadView($('head-view'), () => document.querySelector('input[name=headview-mode]:checked')?.value || 'one');
 const stepper = createStepper($('stepper'), (index, id) => force(index, id));
@@ -296,6 +300,7 @@ function renderStepButtons() {
 /** Look at another kind, layer or head: the worker answers with that head's stages. */
 async function select(change) {
   state.selection = clampSelection({ ...state.selection, ...change });
+  updateLink('replace');
   if (!state.trace) {
     renderAll();
     return;
@@ -338,7 +343,7 @@ async function run(type, args = {}) {
   try {
     const result = await call(type, args);
     clearMessageUnlessInfo();
-    showAnswer(result, args.gen);
+    if (showAnswer(result, args.gen)) noteHistory(historyKind(type, args));
     return result;
   } catch (error) {
     handleError(error);
@@ -359,11 +364,16 @@ function handleError(error) {
 }
 
 let typingTimer = null;
+let lastKeystroke = Number.NEGATIVE_INFINITY;
 function onInput() {
   if (state.saved) {
     leaveSavedTrace();
     return;
   }
+  // A pause of SENTENCE_PAUSE_MS ends a sentence: the next keystroke starts a new history entry.
+  const now = performance.now();
+  if (now - lastKeystroke > SENTENCE_PAUSE_MS) sentenceOpen = false;
+  lastKeystroke = now;
   clearTimeout(typingTimer);
   const generation = ++state.generation;
   keystroke(generation);
@@ -415,6 +425,7 @@ async function beamTranslate(generation, text) {
 /** Replace the output with the path from <s> to beam node `node`; every view shows it. */
 async function showBeamNode(node, generation = null) {
   if (!state.beam) return;
+  state.beamNode = node;
   beamTree.highlight(node);
   state.playing = false;
   await run('forceIds', { gen: generation ?? undefined, ids: pathIds(state.beam, node), continue: false });
@@ -425,6 +436,7 @@ function showBeamControls(on) {
   $('beam-panel').hidden = !on;
   if (on) return;
   state.beam = null;
+  state.beamNode = null;
   beamTree.clear();
 }
 
@@ -497,7 +509,8 @@ async function loadPaddingDemo() {
   const example = state.config?.example || 'Hello.';
   const short = state.model?.name === 'date-iso' ? '1 May 2000' : 'Hello!';
   try {
-    masks.renderBatch(await call('batch', { texts: [example, short] }));
+    state.batch = await call('batch', { texts: [example, short] });
+    masks.renderBatch(state.batch);
   } catch (error) {
     showMessage(error.message);
   }
@@ -521,7 +534,7 @@ async function boot(backend = $('backend-select').value, model = state.model) {
       return false;
     }
     client.adopt(next);
-    if (model !== state.model) state.selection = { ...DEFAULT_SELECTION };
+    if (state.model && model !== state.model) state.selection = { ...DEFAULT_SELECTION };
     state.model = model;
     state.config = info.config;
     state.selection = clampSelection(state.selection);
@@ -540,10 +553,12 @@ async function boot(backend = $('backend-select').value, model = state.model) {
     $('model-select').value = model.name;
     document.body.dataset.model = model.name;
     $('model-description').textContent = info.config.description || '';
+    state.positional = info.positional;
     positional.render(info.positional);
     $('loading').hidden = true;
     clearMessage();
     if (info.timelineNote) showMessage(info.timelineNote, 'info');
+    await call('sampling', samplingArgs());
     await translate();
     await loadPaddingDemo();
     return true;
@@ -563,7 +578,176 @@ async function switchModel(name) {
   const previousText = $('source-input').value;
   $('source-input').value = model.example || '';
   const ticket = bootTicket + 1;
+  sentenceOpen = false; // another model: a new entry in the history
   if (!(await boot(undefined, model)) && ticket === bootTicket) $('source-input').value = previousText;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Links: the URL fragment holds the state (www/state.js). A committed sentence and each step
+// are entries in the browser's history; looking at another head or flipping a toggle only
+// rewrites the current entry.
+
+const SENTENCE_PAUSE_MS = 1500;
+let sentenceOpen = true; // the current sentence has its history entry (the first one: the page's own)
+let restoring = false; // a link is being applied: the history is written once, at its end
+
+/** The worker's sampling settings for the decoding controls. */
+function samplingArgs() {
+  const mode = $('sampling-select').value;
+  $('seed-option').hidden = mode !== 'sample';
+  const seed = Math.max(0, Math.round(Number($('sample-seed').value)) || 0);
+  // A beam search is its own request; stepping on from one of its hypotheses is greedy.
+  return { mode: mode === 'beam' ? 'greedy' : mode, temperature: 1, topK: 5, seed };
+}
+
+/** What the page shows, as www/state.js describes a link. */
+function linkState() {
+  const { trace, selection } = state;
+  const decoding = $('sampling-select').value;
+  const beam = decoding === 'beam';
+  const { width, lengthPenalty } = beamOptions();
+  const best = state.beam?.finals[0]?.node ?? null;
+  return {
+    model: state.model?.name ?? null,
+    text: $('source-input').value,
+    backend: $('backend-select').value,
+    decoding,
+    seed: samplingArgs().seed,
+    beamWidth: width,
+    beamAlpha: lengthPenalty,
+    beamNode: beam && state.beamNode != null && state.beamNode !== best ? state.beamNode : null,
+    // A beam hypothesis is forced token by token: the node says it all.
+    forced: trace && !beam ? trace.steps.flatMap((step, i) => (step.forced ? [[i, step.id]] : [])) : [],
+    steps: trace && !beam && !trace.finished ? trace.steps.length : null,
+    kind: selection.kind,
+    layer: selection.layer,
+    head: selection.head,
+    hideSinks: state.hideSinks,
+    transposed: focus.transposed(),
+    headView: document.querySelector('input[name=headview-mode]:checked')?.value ?? 'one',
+    lang: language(),
+  };
+}
+
+/** Write the state into the URL: a new history entry ('push') or the current one ('replace'). */
+function updateLink(mode) {
+  if (restoring || state.saved || !state.model) return;
+  const hash = encodeState(linkState());
+  if (hash === location.hash) return;
+  const url = `${location.pathname}${location.search}${hash}`;
+  if (mode === 'push') history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
+const STEP_OPERATIONS = new Set(['step', 'back', 'reset', 'runToEnd', 'force', 'prefix', 'forceIds']);
+
+/** How an answer to `type` enters the history: part of a sentence, a step of its own, or neither. */
+function historyKind(type, args) {
+  if (type === 'translate' || (type === 'forceIds' && args.gen != null)) return 'sentence';
+  return STEP_OPERATIONS.has(type) ? 'push' : 'replace';
+}
+
+function noteHistory(kind) {
+  if (kind === 'sentence') {
+    updateLink(sentenceOpen ? 'replace' : 'push');
+    sentenceOpen = true;
+    return;
+  }
+  updateLink(kind);
+}
+
+/**
+ * Make the page show what `hash` describes: language, model, backend, decoding, sentence, forced
+ * tokens, step, focused head and toggles. `first`: { model, backend } to use where the link names
+ * none (the page's first load). Problems with the link are shown once it is applied.
+ */
+async function applyLink(hash, { first = null } = {}) {
+  const { state: link, problems } = decodeState(
+    hash,
+    state.models.map((m) => m.name),
+  );
+  restoring = true;
+  try {
+    setLanguage(link.lang ?? (first ? (supportedLanguage(navigator.language) ?? 'en') : language()));
+    const model = state.models.find((m) => m.name === link.model) ?? first?.model ?? state.model;
+    const backend =
+      link.backend ?? (['auto', 'cpu', 'webgpu'].includes(first?.backend) ? first.backend : first ? 'auto' : $('backend-select').value);
+    $('model-select').value = model.name;
+    $('source-input').value = link.text ?? model.example ?? '';
+    $('sampling-select').value = link.decoding;
+    $('sample-seed').value = String(link.seed);
+    $('beam-width').value = String(link.beamWidth);
+    $('beam-alpha').value = String(link.beamAlpha);
+    showBeamControls(link.decoding === 'beam');
+    state.hideSinks = link.hideSinks;
+    $('hide-sinks').checked = link.hideSinks;
+    focus.setTransposed(link.transposed);
+    for (const radio of document.querySelectorAll('input[name=headview-mode]')) radio.checked = radio.value === link.headView;
+    if (state.saved) leaveSavedTrace();
+    if (first || model !== state.model) {
+      $('backend-select').value = backend;
+      if (!(await boot(backend, model))) return;
+    } else {
+      if (backend !== $('backend-select').value) {
+        $('backend-select').value = backend;
+        await call('setBackend', { backend, text: $('source-input').value }).catch(handleError);
+      }
+      await call('sampling', samplingArgs()).catch(handleError);
+      await translate();
+    }
+    if (link.decoding === 'beam' && link.beamNode != null && state.beam?.nodes[link.beamNode]) await showBeamNode(link.beamNode);
+    for (const [index, id] of link.forced) await run('force', { index, id, continue: true });
+    while (link.steps != null && state.trace && state.trace.steps.length > link.steps) {
+      if (!(await run('back'))) break;
+    }
+    await select({ kind: link.kind, layer: link.layer, head: link.head });
+    await whenDrawn();
+  } finally {
+    restoring = false;
+  }
+  sentenceOpen = true;
+  updateLink('replace');
+  if (problems.length) showMessage(t('link.problems', { list: problems.map(describeProblem).join('; ') }), 'info');
+}
+
+function describeProblem({ field, value, unknown }) {
+  if (field == null) return t('link.unreadable');
+  return t(unknown ? 'link.unknownField' : 'link.badField', { field, value });
+}
+
+async function copyLink() {
+  updateLink('replace');
+  const button = $('copy-link');
+  try {
+    await navigator.clipboard.writeText(location.href);
+    button.textContent = t('toolbar.copied');
+    $('announcer').textContent = t('toolbar.copied');
+  } catch {
+    // No clipboard here (an insecure origin, a refused permission): the address bar has the link.
+    showMessage(t('toolbar.copyFailed', { link: location.href }), 'info');
+  }
+  setTimeout(() => {
+    button.textContent = t('toolbar.copyLink');
+  }, 2000);
+}
+
+/** Everything with words, in the language just chosen (elements with data-i18n* are done already). */
+function relabel(lang) {
+  $('language-select').value = lang;
+  labelExportButtons();
+  renderStepButtons();
+  showSavedMode();
+  if (backendNews) showBackend(backendNews);
+  if (state.positional) positional.render(state.positional);
+  if (state.batch) masks.renderBatch(state.batch);
+  if (state.timeline) timeline.render(state.timeline, state.snapshot);
+  if (state.beam) {
+    beamTree.render(state.beam);
+    beamTree.highlight(state.beamNode);
+  }
+  attribution.relabel();
+  renderAll();
+  updateLink('replace');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -701,10 +885,11 @@ function showSavedMode() {
   $('saved-name').textContent = saved ? t('saved.file', { name: state.saved.name, model: state.saved.model }) : '';
   document.body.dataset.saved = String(saved);
   for (const section of document.querySelectorAll('[data-live-only]')) {
-    if (saved) section.dataset.hiddenForSaved = String(!section.hidden);
-    if (saved) section.hidden = true;
-    else if (section.dataset.hiddenForSaved) {
-      section.hidden = section.dataset.hiddenForSaved !== 'true';
+    if (saved) {
+      section.dataset.hiddenForSaved ??= String(section.hidden);
+      section.hidden = true;
+    } else if (section.dataset.hiddenForSaved) {
+      section.hidden = section.dataset.hiddenForSaved === 'true';
       delete section.dataset.hiddenForSaved;
     }
   }
@@ -724,13 +909,10 @@ async function main() {
   }
   state.models = index.models;
   $('model-select').replaceChildren(...index.models.map((m) => option(m.name)));
+  // ?model= and ?backend= (the tests' and the benchmark's) choose where a link does not.
   const params = new URLSearchParams(location.search);
   const wanted = params.get('model') || index.default;
-  const first = index.models.find((m) => m.name === wanted) || index.models[0];
-  $('model-select').value = first.name;
-  const backend = params.get('backend');
-  if (['auto', 'cpu', 'webgpu'].includes(backend)) $('backend-select').value = backend;
-  $('source-input').value = first.example || '';
+  const first = { model: index.models.find((m) => m.name === wanted) || index.models[0], backend: params.get('backend') };
 
   $('source-input').addEventListener('input', onInput);
   $('model-select').addEventListener('change', (e) => switchModel(e.target.value));
@@ -738,14 +920,20 @@ async function main() {
     const result = await call('setBackend', { backend: e.target.value, text: $('source-input').value }).catch(handleError);
     if (result) showAnswer(result, null);
   });
-  $('sampling-select').addEventListener('change', async (e) => {
-    const beam = e.target.value === 'beam';
-    showBeamControls(beam);
-    // A beam search is its own request; stepping on from one of its hypotheses is greedy.
-    await call('sampling', { mode: beam ? 'greedy' : e.target.value, temperature: 1, topK: 5, seed: 1 }).catch(handleError);
+  const decodingChanged = async () => {
+    showBeamControls($('sampling-select').value === 'beam');
+    sentenceOpen = false;
+    await call('sampling', samplingArgs()).catch(handleError);
     translate();
-  });
-  for (const id of ['beam-width', 'beam-alpha']) $(id).addEventListener('change', () => translate());
+  };
+  $('sampling-select').addEventListener('change', decodingChanged);
+  $('sample-seed').addEventListener('change', decodingChanged);
+  for (const id of ['beam-width', 'beam-alpha']) {
+    $(id).addEventListener('change', () => {
+      sentenceOpen = false;
+      translate();
+    });
+  }
   // A produced token is explained in the attribution view: output token i came from decoder row i − 1.
   $('output-tokens').addEventListener('click', (e) => {
     const index = [...$('output-tokens').children].indexOf(e.target.closest('.token'));
@@ -758,10 +946,16 @@ async function main() {
   $('kind-select').addEventListener('change', (e) => select({ kind: e.target.value }));
   $('layer-select').addEventListener('change', (e) => select({ layer: Number(e.target.value) }));
   $('head-select').addEventListener('change', (e) => select({ head: parseHead(e.target.value) }));
-  for (const radio of document.querySelectorAll('input[name=headview-mode]')) radio.addEventListener('change', () => renderAll());
+  for (const radio of document.querySelectorAll('input[name=headview-mode]')) {
+    radio.addEventListener('change', () => {
+      renderAll();
+      updateLink('replace');
+    });
+  }
   $('hide-sinks').addEventListener('change', (e) => {
     state.hideSinks = e.target.checked;
     renderAll();
+    updateLink('replace');
   });
   $('step-forward').addEventListener('click', step);
   $('step-back').addEventListener('click', () => run('back'));
@@ -778,7 +972,11 @@ async function main() {
     if (file) openSavedTrace(file);
   });
   $('leave-saved').addEventListener('click', leaveSavedTrace);
-  await boot(undefined, first);
+  $('copy-link').addEventListener('click', copyLink);
+  $('language-select').addEventListener('change', (e) => setLanguage(e.target.value));
+  onLanguageChange(relabel);
+  window.addEventListener('popstate', () => applyLink(location.hash));
+  await applyLink(location.hash, { first });
 }
 
 main();

@@ -9,18 +9,17 @@ import { producedBy } from '../attention.js';
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { formatValue } from '../canvas.js';
 import { el, option } from '../dom.js';
+import { t } from '../i18n.js';
 import { svgContext } from '../svg.js';
 
+// Each measure, the key of its label, and whether it has a sign.
 const MEASURES = [
-  ['occlusion', 'occlusion: Δ log p when the token is <unk>', true],
-  ['attention', 'cross-attention (last layer, mean over heads)', false],
-  ['rollout', 'attention rollout', false],
+  ['occlusion', 'attribution.occlusion', true],
+  ['attention', 'attribution.attention', false],
+  ['rollout', 'attribution.rollout', false],
 ];
 
 const MEASURE_COLOURS = { occlusion: '#ffb000', attention: '#7fc3ff', rollout: '#78dc8c' };
-
-export const DISAGREEMENT =
-  'Attention is not explanation: where the bars disagree, the model relied on tokens it did not look at (or the other way round).';
 
 /** `fetch(row)`: resolves to the worker's attribution of decoder row `row`, or null when stale. */
 export function createAttribution(container, { fetch }) {
@@ -28,14 +27,14 @@ export function createAttribution(container, { fetch }) {
   const controls = el(
     'div',
     { className: 'row' },
-    el('label', { text: 'Output token' }, ' ', rowSelect),
-    el('span', { className: 'muted', text: 'or click an output token above, or a row of the stepper' }),
+    el('label', {}, el('span', { i18n: 'attribution.outputToken' }), ' ', rowSelect),
+    el('span', { className: 'muted', i18n: 'attribution.orClick' }),
   );
   const status = el('p', { className: 'muted' });
   const grid = el('div', { className: 'attr-grid' });
   const scroll = el('div', { className: 'attr-scroll' }, grid);
   const spearman = el('p', { className: 'attr-spearman' });
-  const note = el('p', { className: 'explain', text: DISAGREEMENT });
+  const note = el('p', { className: 'explain', i18n: 'attribution.disagreement' });
   container.replaceChildren(controls, status, scroll, spearman, note);
 
   let trace = null;
@@ -70,12 +69,12 @@ export function createAttribution(container, { fetch }) {
     askedFor = asked;
     const mine = ++ticket;
     setReady(false);
-    status.textContent = `Occluding each source token in turn for “${trace.tgtTokens[producedBy(row)]}”…`;
+    status.textContent = t('attribution.occluding', { token: trace.tgtTokens[producedBy(row)] });
     let result;
     try {
       result = await fetch(row);
     } catch (error) {
-      if (mine === ticket) status.textContent = `The attribution failed: ${error.message}`;
+      if (mine === ticket) status.textContent = t('attribution.failed', { error: error.message });
       return;
     } finally {
       if (mine === ticket) askedFor = null;
@@ -90,15 +89,15 @@ export function createAttribution(container, { fetch }) {
 
   function draw(shownTrace, attribution) {
     const tokens = shownTrace.srcTokens;
-    status.textContent = `Why the model wrote “${attribution.token}” (output token ${attribution.row + 1}): for each source token, how much it mattered, three ways. Bars are scaled to each row's largest magnitude.`;
+    status.textContent = t('attribution.why', { token: attribution.token, index: attribution.row + 1 });
     grid.style.gridTemplateColumns = `minmax(9em, max-content) repeat(${tokens.length}, minmax(46px, max-content))`;
     headerCells = tokens.map((token, j) => el('div', { className: 'attr-token token', text: token, data: { index: j } }));
-    const children = [el('div', { className: 'attr-label', text: 'source token' }), ...headerCells];
+    const children = [el('div', { className: 'attr-label', text: t('rollout.sourceToken') }), ...headerCells];
     for (const [key, label, signed] of MEASURES) {
       const values = attribution[key];
       let scale = 0;
       for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
-      children.push(el('div', { className: 'attr-label', text: label }));
+      children.push(el('div', { className: 'attr-label', text: t(label) }));
       values.forEach((v, j) => {
         const fill = el('i', { className: v < 0 ? 'negative' : '' });
         const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
@@ -106,7 +105,11 @@ export function createAttribution(container, { fetch }) {
         children.push(
           el(
             'div',
-            { className: 'attr-cell', title: `${key} of “${tokens[j]}”: ${v}`, data: { measure: key, index: j, value: v } },
+            {
+              className: 'attr-cell',
+              title: t('attribution.cellTitle', { measure: t(`attribution.${key}`), token: tokens[j], value: v }),
+              data: { measure: key, index: j, value: v },
+            },
             el('div', { className: signed ? 'attr-bar signed' : 'attr-bar' }, fill),
             el('span', { className: 'attr-value', text: formatValue(v) }),
           ),
@@ -115,10 +118,10 @@ export function createAttribution(container, { fetch }) {
     }
     grid.replaceChildren(...children);
     spearman.replaceChildren(
-      rho('spearman-attention', 'ρ(occlusion, attention)', attribution.spearmanAttention),
+      rho('spearman-attention', t('attribution.rhoAttention'), attribution.spearmanAttention),
       document.createTextNode(' · '),
-      rho('spearman-rollout', 'ρ(occlusion, rollout)', attribution.spearmanRollout),
-      document.createTextNode(' (Spearman rank correlation: 1 = the same ranking of the source tokens, 0 = unrelated)'),
+      rho('spearman-rollout', t('attribution.rhoRollout'), attribution.spearmanRollout),
+      document.createTextNode(t('attribution.spearman')),
     );
   }
 
@@ -135,7 +138,7 @@ export function createAttribution(container, { fetch }) {
     scroll.hidden = empty;
     spearman.hidden = empty;
     if (empty) {
-      status.textContent = trace ? 'Decode at least one token to see what produced it.' : '';
+      status.textContent = trace ? t('attribution.decodeFirst') : '';
       shownFor = null;
       setReady(Boolean(trace));
       return;
@@ -147,7 +150,7 @@ export function createAttribution(container, { fetch }) {
   function refresh() {
     if (shownFor?.trace !== trace || shownFor.row !== row) {
       setReady(false);
-      if (!visible) status.textContent = 'Scroll here to compute the attribution.';
+      if (!visible) status.textContent = t('attribution.scroll');
     }
     load();
   }
@@ -207,7 +210,7 @@ export function createAttribution(container, { fetch }) {
       ctx.textAlign = 'left';
       ctx.textBaseline = 'middle';
       ctx.fillStyle = '#9aa3b2';
-      ctx.fillText(label, 0, top + barHeight / 2);
+      ctx.fillText(t(label), 0, top + barHeight / 2);
       values.forEach((v, j) => {
         const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
         const x = labelWidth + (j + 0.5) * column - 8;
@@ -223,5 +226,10 @@ export function createAttribution(container, { fetch }) {
     return ctx.figure;
   }
 
-  return { render, pick, figure };
+  /** Draw the attribution on screen again (in another language). */
+  function relabel() {
+    if (shownFor && shownResult && shownFor.trace === trace) draw(shownFor.trace, shownResult);
+  }
+
+  return { render, pick, figure, relabel };
 }

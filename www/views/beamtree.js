@@ -3,6 +3,7 @@
 // step are faded, finished ones (</s>) outlined. Below, the finished hypotheses ranked by their
 // length-normalised score. Clicking a node or a ranked hypothesis shows that path in every view.
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { figure as emptyFigure, svgElement } from '../svg.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
@@ -91,7 +92,14 @@ export function createBeamTree(container, { onPick }) {
     const { nodes, finals } = beam;
     geometry = layout(nodes);
     const kept = nodes.filter((n) => n.kept).length;
-    summary.textContent = `Width ${beam.width}, length penalty α = ${beam.lengthPenalty}: ${nodes.length} candidates scored over ${geometry.columns} steps, ${kept} kept, ${nodes.length - kept} pruned (faded). Each node: its token and the path's log-probability. Click one to see that hypothesis in every view.`;
+    summary.textContent = t('beam.summary', {
+      width: beam.width,
+      alpha: beam.lengthPenalty,
+      nodes: nodes.length,
+      steps: geometry.columns,
+      kept,
+      pruned: nodes.length - kept,
+    });
     const width = x(geometry.columns) + PAD;
     const height = y(geometry.height) + PAD;
     const svg = svgElement('svg', { width, height, viewBox: `0 0 ${width} ${height}`, id: 'beam-tree', role: 'img' });
@@ -119,9 +127,9 @@ export function createBeamTree(container, { onPick }) {
   }
 
   function renderFinals(finals) {
-    const head = el('tr', {}, ...['rank', 'hypothesis', 'log p', 'score = log p / ((5 + len) / 6)^α'].map((text) => el('th', { text })));
+    const head = el('tr', {}, ...['beam.rank', 'beam.hypothesis', 'beam.logp', 'beam.score'].map((key) => el('th', { text: t(key) })));
     finalRows = finals.map((final, rank) => {
-      const tr = el('tr', { title: 'show this hypothesis in every view', data: { node: final.node, rank } });
+      const tr = el('tr', { title: t('beam.rowTitle'), data: { node: final.node, rank } });
       for (const text of [String(rank + 1), final.tokens.join(' '), logProb(final.logProb), logProb(final.score)]) {
         tr.insertCell().textContent = text;
       }
@@ -171,10 +179,16 @@ export function createBeamTree(container, { onPick }) {
       return;
     }
     const node = beam.nodes[Number(g.dataset.node)];
-    const state = node.finished ? 'finished (</s>)' : node.kept ? 'kept' : 'pruned';
+    const state = t(node.finished ? 'beam.finished' : node.kept ? 'beam.kept' : 'beam.pruned');
     showTooltip(
       event,
-      `step ${node.step + 1}: “${node.token}”, ${state}\nlog p(token) = ${logProb(node.logProb)}\nlog p(path) = ${logProb(node.score)}`,
+      t('beam.tooltip', {
+        step: node.step + 1,
+        token: node.token,
+        state,
+        token_logp: logProb(node.logProb),
+        path_logp: logProb(node.score),
+      }),
     );
   });
   scroll.addEventListener('mouseleave', hideTooltip);

@@ -5,7 +5,8 @@
 // the same shape, a third heatmap shows B − A on a diverging map; otherwise the view says why not.
 import { axes, headStack, maskFor, matrixOffset } from '../attention.js';
 import { symmetricRange } from '../colormap.js';
-import { el, option } from '../dom.js';
+import { el, optionT } from '../dom.js';
+import { t } from '../i18n.js';
 import { captioned, row } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
@@ -33,17 +34,19 @@ export function oneWordChanged(text) {
 
 /** `createCompare(container, { call, onError })`: `call` asks the worker, `onError` gets traps. */
 export function createCompare(container, { call, onError }) {
-  const mode = el(
-    'select',
-    { className: 'compare-mode' },
-    option('other', 'another sentence'),
-    option('prefix', 'the same sentence, its output forced to start with'),
-  );
-  const textInput = inputBox('compare-text', 'B: a sentence to compare with A');
-  const prefixInput = inputBox('compare-prefix', 'the start of B’s output');
+  const mode = el('select', { className: 'compare-mode' }, optionT('other', 'compare.other'), optionT('prefix', 'compare.prefix'));
+  const textInput = inputBox('compare-text', 'compare.textPlaceholder');
+  const prefixInput = inputBox('compare-prefix', 'compare.prefixPlaceholder');
   prefixInput.hidden = true;
   const status = el('span', { className: 'muted compare-status' });
-  const controls = el('div', { className: 'row' }, el('label', {}, 'B is ', mode), textInput, prefixInput, status);
+  const controls = el(
+    'div',
+    { className: 'row' },
+    el('label', {}, el('span', { i18n: 'compare.bIs' }), ' ', mode),
+    textInput,
+    prefixInput,
+    status,
+  );
 
   const hoverValue = el('p', { className: 'hover-value' });
   const onHoverValue = (text) => {
@@ -79,11 +82,11 @@ export function createCompare(container, { call, onError }) {
     const { request, key } = wanted();
     if (!key) return;
     if (!request.text.trim()) {
-      status.textContent = 'Type a sentence for B.';
+      status.textContent = t('compare.typeB');
       return;
     }
     pending = key;
-    status.textContent = 'decoding B…';
+    status.textContent = t('compare.decoding');
     draw();
     try {
       const answer = await call('compare', request);
@@ -91,7 +94,7 @@ export function createCompare(container, { call, onError }) {
       status.textContent = '';
     } catch (error) {
       if (error.trap) onError(error);
-      else if (wanted().key === key) status.textContent = `B could not be decoded: ${error.message}`;
+      else if (wanted().key === key) status.textContent = t('compare.failed', { error: error.message });
     } finally {
       if (pending === key) pending = null;
     }
@@ -160,8 +163,12 @@ export function createCompare(container, { call, onError }) {
   return { render, figure: vectorFigure };
 }
 
-function inputBox(className, placeholder) {
-  return el('input', { className, attrs: { type: 'text', placeholder, spellcheck: 'false', autocomplete: 'off' } });
+/** A text box whose placeholder and accessible name are the translation of `key`. */
+function inputBox(className, key) {
+  const input = el('input', { className, i18nLabel: key, attrs: { type: 'text', spellcheck: 'false', autocomplete: 'off' } });
+  input.dataset.i18nPlaceholder = key;
+  input.placeholder = t(key);
+  return input;
 }
 
 /** One side: a figure with its caption (the side's name and output) and a heatmap. */
@@ -173,7 +180,7 @@ function figure(side, onHoverValue) {
 }
 
 function describeB(request, trace) {
-  const forced = request.prefix != null ? ` (output forced to start with “${request.prefix}”)` : '';
+  const forced = request.prefix != null ? t('compare.forced', { prefix: request.prefix }) : '';
   return `“${request.text}”${forced} → ${trace.output}`;
 }
 
@@ -195,15 +202,15 @@ function headMatrix(trace, selection) {
     mask: maskFor(trace, kind),
     min: 0,
     max: 1,
-    legendLabel: `attention weight (layer ${layer}, ${label})`,
+    legendLabel: t('focus.legend', { layer, head: label }),
   };
 }
 
 /** Why no B − A can be drawn, or '' when it can. */
 function differenceMissing(a, b) {
-  if (!a || !b) return a ? 'No difference yet: B is being decoded.' : 'Nothing decoded yet for this kind of attention.';
+  if (!a || !b) return a ? t('compare.noDiffYet') : t('compare.nothingYet');
   if (a.rows === b.rows && a.cols === b.cols) return '';
-  return `No difference shown: A's matrix is ${a.rows} × ${a.cols} and B's is ${b.rows} × ${b.cols} (rows × columns). A cell-by-cell difference needs the same shape: the same number of source tokens, and for the decoder's attention outputs of the same length.`;
+  return t('compare.shapes', { aRows: a.rows, aCols: a.cols, bRows: b.rows, bCols: b.cols });
 }
 
 /** B − A cell by cell (same shape), on a diverging map symmetric around 0. */
@@ -227,6 +234,6 @@ function difference(a, b) {
     map: 'rdbu',
     min,
     max,
-    legendLabel: 'B − A (blue: B attends more, red: A does)',
+    legendLabel: t('compare.diffLegend'),
   };
 }

@@ -1,18 +1,17 @@
 // The focused heatmap: one kind, layer and head, with tokens on both axes. It can be transposed
 // (keys as rows) and can leave out the <s>/</s> key columns, each row renormalised over the keys
 // left; either way it says what share of the head's attention those sink columns took.
-import { axes, headStack, KIND_EXPLAIN, KIND_TITLES, keepColumns, maskFor, matrixOffset, sinkColumns, withoutSinks } from '../attention.js';
+import { axes, headStack, keepColumns, kindExplain, kindTitle, maskFor, matrixOffset, sinkColumns, withoutSinks } from '../attention.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { createHeatmap, transposed } from './heatmap.js';
 
-const SINKS_WHY =
-  'Heads with nothing useful to do park their attention on a token that is always there (often </s> or <s>); the value vectors of those tokens are small, so this is close to doing nothing.';
-
-export function createFocus(container, hoverValueEl, explainEl) {
+/** `onTranspose()`: called when the person transposes the heatmap. */
+export function createFocus(container, hoverValueEl, explainEl, { onTranspose } = {}) {
   const transpose = el('button', {
     className: 'transpose',
-    text: '⇄ transpose',
-    title: 'Swap rows and columns: keys down the side, queries along the top',
+    i18n: 'focus.transpose',
+    i18nTitle: 'focus.transposeTitle',
     attrs: { type: 'button', 'aria-pressed': 'false' },
   });
   const tools = el('div', { className: 'row focus-tools' }, transpose);
@@ -28,10 +27,15 @@ export function createFocus(container, hoverValueEl, explainEl) {
   let shown = null; // the arguments of the last render, drawn again when transposed
   let flipped = false;
   let caption = ''; // what the exported figure is of
-  transpose.addEventListener('click', () => {
-    flipped = !flipped;
+  function setTransposed(on) {
+    if (on === flipped) return;
+    flipped = on;
     transpose.setAttribute('aria-pressed', String(flipped));
     if (shown) render(...shown);
+  }
+  transpose.addEventListener('click', () => {
+    setTransposed(!flipped);
+    onTranspose?.();
   });
 
   /**
@@ -44,23 +48,21 @@ export function createFocus(container, hoverValueEl, explainEl) {
     const { stack, head, label } = headStack(trace, kind, options.analysis, selection.head);
     container.dataset.kind = kind;
     container.dataset.transposed = String(flipped);
-    explainEl.textContent = KIND_EXPLAIN[kind];
+    explainEl.textContent = kindExplain(kind);
     if (!stack?.queries) {
       heatmap.render({ rows: 0, cols: 0, values: new Float32Array(0) });
       sinkNote.textContent = '';
-      explainEl.textContent += ' (Nothing decoded yet: press Step.)';
+      explainEl.textContent += t('focus.nothingYet');
       return;
     }
     const layer = Math.min(selection.layer, stack.layers - 1);
-    caption = `${KIND_TITLES[kind]}, layer ${layer}, ${label}`;
+    caption = t('focus.caption', { kind: kindTitle(kind), layer, head: label });
     const { queries: rows, keys: cols } = stack;
     const offset = matrixOffset(stack, layer, head);
     const weights = stack.data.subarray(offset, offset + rows * cols); // [rows, cols]
     const sinks = options.special ? sinkColumns(trace, kind, options.special) : [];
     const pruned = withoutSinks(weights, rows, cols, sinks);
-    sinkNote.textContent = sinks.length
-      ? `<s>/</s> took ${(100 * pruned.share).toFixed(1)} % of this head's attention (mean over its ${rows} rows). ${SINKS_WHY}`
-      : '';
+    sinkNote.textContent = sinks.length ? t('focus.sinkNote', { share: (100 * pruned.share).toFixed(1), rows }) : '';
     const ax = axes(trace, kind);
     let spec = {
       ...ax,
@@ -71,7 +73,7 @@ export function createFocus(container, hoverValueEl, explainEl) {
       map: 'viridis',
       min: 0,
       max: 1,
-      legendLabel: `attention weight (layer ${layer}, ${label})`,
+      legendLabel: t('focus.legend', { layer, head: label }),
     };
     if (options.hideSinks && sinks.length) spec = withoutColumns(spec, pruned, ax);
     heatmap.render(flipped ? transposed(spec) : spec);
@@ -86,7 +88,7 @@ export function createFocus(container, hoverValueEl, explainEl) {
     return `heatmap-${selection.kind}-L${selection.layer}-H${selection.head}`;
   };
 
-  return { render, figure, viewName };
+  return { render, figure, viewName, setTransposed, transposed: () => flipped };
 }
 
 /** `spec` with only the `pruned.keep` columns, showing the renormalised `pruned.values`. */
@@ -100,6 +102,6 @@ function withoutColumns(spec, pruned, ax) {
     mask: spec.mask && keepColumns(spec.mask, spec.rows, spec.cols, keep),
     colLabels: keep.map((j) => ax.colLabels[j]),
     colIndex: (k) => colIndex(keep[k]),
-    legendLabel: `${spec.legendLabel}; <s>/</s> columns left out, rows renormalised`,
+    legendLabel: t('focus.legendPruned', { legend: spec.legendLabel }),
   };
 }

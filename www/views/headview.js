@@ -5,6 +5,7 @@ import { axes, headStack, matrixOffset, stackFor } from '../attention.js';
 import { hover, onHover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { svgContext } from '../svg.js';
 
 const HEAD_COLOURS = [
@@ -133,9 +134,9 @@ function paint(ctx, { all, one, stack, ax, layer, width }, focusRow) {
     }
   }
   ctx.textAlign = 'right';
-  ax.rowLabels.forEach((t, i) => {
+  ax.rowLabels.forEach((token, i) => {
     ctx.fillStyle = focusRow === i ? '#ffb000' : '#e6e8ee';
-    ctx.fillText(t, leftX, y(i));
+    ctx.fillText(token, leftX, y(i));
   });
   ctx.textAlign = 'left';
   ctx.fillStyle = '#e6e8ee';
@@ -145,5 +146,9 @@ function paint(ctx, { all, one, stack, ax, layer, width }, focusRow) {
   ctx.fillStyle = '#9aa3b2';
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'center';
-  ctx.fillText(all ? `layer ${layer}, all ${heads.length} heads` : `layer ${layer}, ${one.label}`, width / 2, 6);
+  ctx.fillText(
+    all ? t('headView.allCaption', { layer, count: heads.length }) : t('headView.oneCaption', { layer, head: one.label }),
+    width / 2,
+    6,
+  );
 }

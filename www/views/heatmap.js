@@ -4,6 +4,7 @@
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { axisTitle } from '../labels.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 import { heatmapFigure } from './heatmap-figure.js';
@@ -130,7 +131,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     const rowLabel = spec.rowLabels?.[at.r] ?? at.r;
     const colLabel = spec.colLabels?.[at.c] ?? at.c;
     const [query, key] = spec.transposed ? [colLabel, rowLabel] : [rowLabel, colLabel];
-    const text = `${query} → ${key}: ${masked ? 'masked (−∞ before softmax)' : formatValue(value)}`;
+    const text = `${query} → ${key}: ${masked ? t('heatmap.masked') : formatValue(value)}`;
     root.dataset.cell = `${at.r},${at.c}`;
     root.dataset.value = masked ? 'masked' : String(value);
     showTooltip(event, text);

@@ -1,12 +1,13 @@
 // The two masks: the causal mask of the current output, and a padded batch of two sentences
 // whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
-import { AXIS_TITLES, axes } from '../attention.js';
+import { axes, axisTitles } from '../attention.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { captioned, column } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {
-  const causalTitle = el('h3', { className: 'muted', text: 'Causal mask of the decoder (1 = may look, hatched = hidden)' });
+  const causalTitle = el('h3', { className: 'muted', i18n: 'masks.causal' });
   const causalSlot = el('div');
   const batchTitle = el('h3', { className: 'muted' });
   const batchTokens = el('div');
@@ -33,18 +34,18 @@ export function createMasks(container) {
       min: 0,
       max: 1,
       cell: 22,
-      legendLabel: 'allowed',
+      legendLabel: t('masks.allowed'),
     });
   }
 
   /** A padded batch (wire.paddedBatch): its tokens and the shorter sentence's encoder attention. */
   function renderBatch(batch) {
-    batchTitle.textContent = 'Padding mask: two sentences in one batch, the shorter padded with <pad>';
+    batchTitle.textContent = t('masks.padding');
     const lines = batch.tokens.map((tokens, b) =>
       el(
         'div',
         { className: 'tokens' },
-        ...tokens.map((t, i) => el('span', { className: batch.paddingMask[b].hidden[i] ? 'token special' : 'token', text: t })),
+        ...tokens.map((token, i) => el('span', { className: batch.paddingMask[b].hidden[i] ? 'token special' : 'token', text: token })),
       ),
     );
     batchTokens.replaceChildren(...lines);
@@ -63,11 +64,11 @@ export function createMasks(container) {
       offset: 0,
       rowLabels: tokens,
       colLabels: tokens,
-      ...AXIS_TITLES.encoderSelf,
+      ...axisTitles('encoderSelf'),
       min: 0,
       max: 1,
       cell: Math.max(10, Math.min(22, Math.floor(360 / n))),
-      legendLabel: `encoder self-attention, layer 0, head 0 of “${words}”; <pad> columns get 0`,
+      legendLabel: t('masks.paddingLegend', { words }),
     });
   }
   /** Both masks, one under the other, as a vector figure. */

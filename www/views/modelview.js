@@ -4,9 +4,9 @@
 import {
   HEAD_SUMMARIES,
   headStack,
-  KIND_TITLES,
   KINDS,
   keepColumns,
+  kindTitle,
   maskFor,
   matrixOffset,
   sinkColumns,
@@ -15,6 +15,7 @@ import {
 } from '../attention.js';
 import { cellColour, drawMatrix, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { COLOURS, figure as emptyFigure, row, svgElement, textEl } from '../svg.js';
 
 export function createModelView(container, onSelect) {
@@ -25,25 +26,25 @@ export function createModelView(container, onSelect) {
   function thumbnails(trace, selection, kind, special, analysis) {
     const stack = stackFor(trace, kind);
     const group = el('div', { className: 'thumbs' });
-    const wrap = el('div', {}, el('h3', { className: 'thumbs-title', text: KIND_TITLES[kind] }), group);
+    const wrap = el('div', {}, el('h3', { className: 'thumbs-title', text: kindTitle(kind) }), group);
     if (!stack?.queries) {
-      group.append(el('span', { className: 'muted', text: 'nothing decoded yet' }));
+      group.append(el('span', { className: 'muted', text: t('modelView.nothingYet') }));
       return wrap;
     }
     // The real heads, then the mean and max over them (from the trace's analysis, when there is one).
     const heads = [...Array(stack.heads).keys(), ...(analysis ? Object.keys(HEAD_SUMMARIES) : [])];
     group.style.gridTemplateColumns = `auto repeat(${heads.length}, auto)`;
-    group.append(el('span'), ...heads.map((h) => el('span', { className: 'axis-label', text: Number.isInteger(h) ? `head ${h}` : h })));
+    group.append(el('span'), ...heads.map((h) => el('span', { className: 'axis-label', text: headName(h) })));
     const size = 64;
     const mask = maskFor(trace, kind); // the same for every head
     const sinks = special ? sinkColumns(trace, kind, special) : [];
     for (let l = 0; l < stack.layers; l++) {
-      group.append(el('span', { className: 'axis-label', text: `layer ${l}` }));
+      group.append(el('span', { className: 'axis-label', text: t('modelView.layer', { layer: l }) }));
       for (const h of heads) {
         const drawn = headStack(trace, kind, analysis, h);
         const button = el('button', {
           className: 'thumb',
-          title: `${KIND_TITLES[kind]}, layer ${l}, ${drawn.label}`,
+          title: t('focus.caption', { kind: kindTitle(kind), layer: l, head: drawn.label }),
           attrs: { type: 'button' },
           data: { kind, layer: l, head: h },
         });
@@ -100,6 +101,9 @@ function thumbnailMatrix(stack, layer, head, mask, sinks) {
   return { rows, cols: pruned.keep.length, values: pruned.values, mask: mask && keepColumns(mask, rows, cols, pruned.keep) };
 }
 
+/** A column's title: "head 2", or the summary's name. */
+const headName = (h) => (Number.isInteger(h) ? t('head.one', { head: h }) : t(`head.${h}`));
+
 const THUMB = 64; // px: a thumbnail's longer side
 const GAP = 6;
 
@@ -112,9 +116,9 @@ function kindFigure(trace, selection, kind, special, analysis) {
   const top = 36;
   const out = emptyFigure(left + heads.length * (THUMB + GAP), top + stack.layers * (THUMB + GAP));
   const { svg } = out;
-  svg.append(textEl(KIND_TITLES[kind], { x: 0, y: 13, fill: COLOURS.text, 'font-size': 13 }));
+  svg.append(textEl(kindTitle(kind), { x: 0, y: 13, fill: COLOURS.text, 'font-size': 13 }));
   heads.forEach((h, k) => {
-    const label = Number.isInteger(h) ? `head ${h}` : h;
+    const label = headName(h);
     svg.append(
       textEl(label, { x: left + k * (THUMB + GAP) + THUMB / 2, y: top - 6, fill: COLOURS.muted, 'font-size': 11, 'text-anchor': 'middle' }),
     );
@@ -123,7 +127,15 @@ function kindFigure(trace, selection, kind, special, analysis) {
   const sinks = special ? sinkColumns(trace, kind, special) : [];
   for (let l = 0; l < stack.layers; l++) {
     const y0 = top + l * (THUMB + GAP);
-    svg.append(textEl(`layer ${l}`, { x: 0, y: y0 + THUMB / 2, fill: COLOURS.muted, 'font-size': 11, 'dominant-baseline': 'central' }));
+    svg.append(
+      textEl(t('modelView.layer', { layer: l }), {
+        x: 0,
+        y: y0 + THUMB / 2,
+        fill: COLOURS.muted,
+        'font-size': 11,
+        'dominant-baseline': 'central',
+      }),
+    );
     heads.forEach((h, k) => {
       const drawn = headStack(trace, kind, analysis, h);
       const matrix = thumbnailMatrix(drawn.stack, l, drawn.head, mask, sinks);

@@ -2,6 +2,7 @@
 // PE(t)·PE(t+Δ) for several t — the curves coincide because the product depends on Δ alone.
 import { drawMatrix, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { captioned, row, svgContext } from '../svg.js';
 import { heatmapFigure } from './heatmap-figure.js';
 
@@ -86,10 +87,10 @@ export function createPositional(container) {
       return (2 * Math.PI) / Math.atan2(table[cols + even], table[cols + even + 1]);
     };
     const curves = dims.map((d) => ({
-      label: `dim ${d} (${d % 2 ? 'cos' : 'sin'}, wavelength ${wavelength(d).toFixed(1)})`,
+      label: t('positional.dim', { dim: d, fn: d % 2 ? 'cos' : 'sin', wavelength: wavelength(d).toFixed(1) }),
       values: Array.from({ length: rows }, (_, p) => table[p * cols + d]),
     }));
-    const curveOptions = { yMin: -1, yMax: 1, xLabel: 'position', yLabel: 'PE' };
+    const curveOptions = { yMin: -1, yMax: 1, xLabel: t('positional.position'), yLabel: 'PE' };
     const curveCanvas = el('canvas');
     plot(curveCanvas, curves, curveOptions);
     const heat = el('canvas');
@@ -97,18 +98,23 @@ export function createPositional(container) {
     drawMatrix(heat, { rows, cols, values: table, map: 'rdbu', min: -1, max: 1 });
     const dots = pe.dotProducts.map((values, k) => ({ label: `t = ${pe.starts[k]}`, values }));
     const products = dots.flatMap((d) => d.values);
-    const dotOptions = { yMin: Math.min(...products), yMax: Math.max(...products), xLabel: 'offset Δ', yLabel: 'PE(t)·PE(t+Δ)' };
+    const dotOptions = {
+      yMin: Math.min(...products),
+      yMax: Math.max(...products),
+      xLabel: t('positional.offset'),
+      yLabel: 'PE(t)·PE(t+Δ)',
+    };
     const dotCanvas = el('canvas');
     plot(dotCanvas, dots, dotOptions);
-    const tableTitle = `The whole table: ${rows} positions (rows) × ${cols} dimensions (columns), −1 blue … +1 red`;
+    const tableTitle = t('positional.table', { rows, cols });
     parts = { curves, curveOptions, dots, dotOptions, pe, tableTitle };
     const figure = (title, ...nodes) => el('figure', {}, el('figcaption', { text: title }), ...nodes);
     const wrap = el(
       'div',
       { className: 'plots' },
-      figure('PE(pos, dim) for a few dimensions', curveCanvas, legendOf(curves)),
+      figure(t('positional.curves'), curveCanvas, legendOf(curves)),
       figure(tableTitle, heat),
-      figure('PE(t)·PE(t+Δ) for four starting positions t: the curves lie on top of each other', dotCanvas, legendOf(dots)),
+      figure(t('positional.dots'), dotCanvas, legendOf(dots)),
     );
     container.replaceChildren(wrap);
   }
@@ -120,9 +126,9 @@ export function createPositional(container) {
     const table = { rows: pe.rows, cols: pe.cols, values: pe.table, map: 'rdbu', min: -1, max: 1, cell: 3, legendLabel: 'PE' };
     return row(
       [
-        captioned('PE(pos, dim) for a few dimensions', plotFigure(curves, curveOptions)),
+        captioned(t('positional.curves'), plotFigure(curves, curveOptions)),
         captioned(tableTitle, heatmapFigure(table)),
-        captioned('PE(t)·PE(t+Δ) for four starting positions t', plotFigure(dots, dotOptions)),
+        captioned(t('positional.dots'), plotFigure(dots, dotOptions)),
       ],
       { gap: 24 },
     );

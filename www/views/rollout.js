@@ -2,6 +2,7 @@
 // position through the stacked layers, and what that makes of the last layer's cross-attention.
 import { axes, matrixOffset } from '../attention.js';
 import { el, option } from '../dom.js';
+import { t } from '../i18n.js';
 import { captioned, row } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
@@ -13,12 +14,9 @@ function maxOf(values, offset, count) {
 }
 
 export function createRollout(container) {
-  const explain = el('p', {
-    className: 'explain',
-    text: 'Rollout through layer l = Â_l · … · Â_0, where Â = ½(A + I) with A the head-averaged attention of a layer, rows renormalised: the identity stands for the residual connection. Source attribution = the last decoder layer’s cross-attention (mean over heads) × the full encoder rollout, so each output token’s row is spread back onto the source words it reached through the encoder.',
-  });
+  const explain = el('p', { className: 'explain', i18n: 'rollout.explain' });
   const layerSelect = el('select');
-  const controls = el('div', { className: 'row' }, el('label', { text: 'Encoder rollout through layers 0…' }, ' ', layerSelect));
+  const controls = el('div', { className: 'row' }, el('label', {}, el('span', { i18n: 'rollout.throughLayers' }), ' ', layerSelect));
   const figures = el('div', { className: 'plots' });
   const figure = (title, plot) => {
     const caption = el('figcaption', { text: title });
@@ -27,8 +25,8 @@ export function createRollout(container) {
     figures.append(figureEl);
     return { el: figureEl, caption, heatmap: createHeatmap(slot) };
   };
-  const encoder = figure('encoder rollout', 'encoder-rollout');
-  const source = figure('source attribution', 'source-attribution');
+  const encoder = figure(t('rollout.encoderCaption', { layer: '' }), 'encoder-rollout');
+  const source = figure(t('rollout.sourceCaption'), 'source-attribution');
   const status = el('p', { className: 'muted' });
   const body = el('div', {}, controls, figures); // hidden while there is nothing to show
   container.replaceChildren(explain, status, body);
@@ -45,11 +43,11 @@ export function createRollout(container) {
     const l = Math.min(layer ?? rollout.layers - 1, rollout.layers - 1);
     const offset = matrixOffset(rollout, l, 0);
     const max = maxOf(rollout.data, offset, rollout.queries * rollout.keys);
-    encoder.caption.textContent = `encoder rollout through layers 0…${l}`;
+    encoder.caption.textContent = t('rollout.encoderCaption', { layer: l });
     encoder.heatmap.render({
       ...axes(trace, 'encoderSelf'),
-      rowTitle: { role: 'encoder position', tokens: `after layer ${l}` },
-      colTitle: { role: 'source token', tokens: 'what flowed into it' },
+      rowTitle: { role: t('rollout.encoderPosition'), tokens: t('rollout.afterLayer', { layer: l }) },
+      colTitle: { role: t('rollout.sourceToken'), tokens: t('rollout.flowedIn') },
       rows: rollout.queries,
       cols: rollout.keys,
       values: rollout.data,
@@ -57,24 +55,24 @@ export function createRollout(container) {
       map: 'viridis',
       min: 0,
       max,
-      legendLabel: `rollout weight (colour scale 0…${max.toFixed(3)})`,
+      legendLabel: t('rollout.legend', { max: max.toFixed(3) }),
     });
   }
 
   function drawSource(trace, attribution) {
     const max = maxOf(attribution.data, 0, attribution.queries * attribution.keys);
-    source.caption.textContent = 'source attribution';
+    source.caption.textContent = t('rollout.sourceCaption');
     source.heatmap.render({
       ...axes(trace, 'cross'),
-      rowTitle: { role: 'output token', tokens: 'the token produced' },
-      colTitle: { role: 'source token', tokens: 'through the encoder' },
+      rowTitle: { role: t('rollout.outputToken'), tokens: t('rollout.produced') },
+      colTitle: { role: t('rollout.sourceToken'), tokens: t('rollout.throughEncoder') },
       rows: attribution.queries,
       cols: attribution.keys,
       values: attribution.data,
       map: 'viridis',
       min: 0,
       max,
-      legendLabel: `cross-attention × rollout (colour scale 0…${max.toFixed(3)})`,
+      legendLabel: t('rollout.sourceLegend', { max: max.toFixed(3) }),
     });
   }
 
@@ -83,7 +81,7 @@ export function createRollout(container) {
     shown = trace && analysis ? { trace, analysis } : null;
     body.hidden = !shown;
     if (!shown) {
-      status.textContent = trace ? 'The rollout is not available for this trace.' : '';
+      status.textContent = trace ? t('rollout.unavailable') : '';
       return;
     }
     const rollout = analysis.encoderRollout;
@@ -94,7 +92,7 @@ export function createRollout(container) {
     layerSelect.value = wanted;
     drawEncoder(trace, rollout);
     const attribution = analysis.sourceAttribution;
-    status.textContent = attribution.queries ? '' : 'Decode at least one token to see the source attribution.';
+    status.textContent = attribution.queries ? '' : t('rollout.decodeFirst');
     source.el.hidden = !attribution.queries;
     if (attribution.queries) drawSource(trace, attribution);
   }

@@ -1,25 +1,27 @@
 // One head, stage by stage: raw QKᵀ → ÷√d_k → masked → softmax, next to softmax without the
 // scaling, with each head's mean row entropy both ways.
-import { anyHidden, axes } from '../attention.js';
+import { anyHidden, axes, kindTitle } from '../attention.js';
 import { symmetricRange } from '../colormap.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { captioned, row } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
+// Each stage and the key of its caption.
 const STAGES = [
-  ['raw', 'QKᵀ (raw dot products)'],
-  ['scaled', 'QKᵀ / √d_k'],
-  ['masked', 'masked (hatched = −∞)'],
-  ['softmax', 'softmax: the weights the model used'],
-  ['unscaledSoftmax', 'softmax without ÷√d_k (for comparison)'],
+  ['raw', 'stages.raw'],
+  ['scaled', 'stages.scaled'],
+  ['masked', 'stages.masked'],
+  ['softmax', 'stages.softmax'],
+  ['unscaledSoftmax', 'stages.unscaledSoftmax'],
 ];
 
 export function createStages(container) {
   const grid = el('div', { className: 'stages-grid' });
   const heatmaps = {};
-  for (const [key, title] of STAGES) {
+  for (const [key, caption] of STAGES) {
     const slot = el('div');
-    grid.append(el('figure', { data: { stage: key } }, el('figcaption', { text: title }), slot));
+    grid.append(el('figure', { data: { stage: key } }, el('figcaption', { i18n: caption }), slot));
     heatmaps[key] = createHeatmap(slot);
   }
   const summary = el('div');
@@ -33,14 +35,20 @@ export function createStages(container) {
   function render(stages, trace, note = '') {
     if (!stages || note) {
       delete container.dataset.kind;
-      status.textContent = note || 'Decode at least one token to see decoder attention stages.';
+      status.textContent = note || t('stages.decodeFirst');
       grid.hidden = true;
       summary.replaceChildren();
       return;
     }
     container.dataset.kind = stages.kind;
     grid.hidden = false;
-    status.textContent = `${stages.kind}, layer ${stages.layer}, head ${stages.head}; d_k = ${stages.dK}, √d_k = ${Math.sqrt(stages.dK).toFixed(3)}`;
+    status.textContent = t('stages.status', {
+      kind: kindTitle(stages.kind),
+      layer: stages.layer,
+      head: stages.head,
+      dK: stages.dK,
+      sqrt: Math.sqrt(stages.dK).toFixed(3),
+    });
     const ax = axes(trace, stages.kind);
     const rows = stages.queries;
     const cols = stages.keys;
@@ -49,8 +57,8 @@ export function createStages(container) {
     const scaledRange = symmetricRange(stages.scaled, mask);
     const cell = Math.max(6, Math.min(24, Math.floor(230 / Math.max(rows, cols, 1))));
     const common = { ...ax, rows, cols, rowLabels: ax.rowLabels.slice(0, rows), colLabels: ax.colLabels.slice(0, cols), cell };
-    const scores = (values, range) => ({ ...common, values, map: 'rdbu', min: range[0], max: range[1], legendLabel: 'score' });
-    const weights = (values) => ({ ...common, values, mask, min: 0, max: 1, legendLabel: 'weight' });
+    const scores = (values, range) => ({ ...common, values, map: 'rdbu', min: range[0], max: range[1], legendLabel: t('stages.score') });
+    const weights = (values) => ({ ...common, values, mask, min: 0, max: 1, legendLabel: t('stages.weight') });
     const specs = {
       raw: scores(stages.raw, rawRange),
       scaled: scores(stages.scaled, scaledRange),
@@ -66,7 +74,7 @@ export function createStages(container) {
   function figure() {
     if (grid.hidden) return null;
     return row(
-      STAGES.map(([key, title]) => captioned(title, heatmaps[key].figure())),
+      STAGES.map(([key, caption]) => captioned(t(caption), heatmaps[key].figure())),
       { title: status.textContent },
     );
   }
@@ -75,7 +83,9 @@ export function createStages(container) {
 
 function entropyTable(stages) {
   const table = el('table', { className: 'entropy' });
-  table.insertRow().append(...['head', 'entropy with ÷√d_k (nats)', 'without (nats)'].map((text) => el('th', { text })));
+  table
+    .insertRow()
+    .append(...['stages.entropyHead', 'stages.entropyWith', 'stages.entropyWithout'].map((key) => el('th', { text: t(key) })));
   stages.entropy.forEach((e, h) => {
     const row = table.insertRow();
     for (const text of [String(h), e.toFixed(3), stages.unscaledEntropy[h].toFixed(3)]) {
@@ -89,6 +99,6 @@ function entropyNote(stages) {
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return el('p', {
     className: 'explain',
-    text: `Without the scaling the weights are sharper: mean entropy ${mean(stages.unscaledEntropy).toFixed(3)} vs ${mean(stages.entropy).toFixed(3)} nats. Low entropy = attention piled on few keys.`,
+    text: t('stages.entropyNote', { without: mean(stages.unscaledEntropy).toFixed(3), with: mean(stages.entropy).toFixed(3) }),
   });
 }

@@ -4,6 +4,7 @@ import { headStack, matrixOffset, producedBy } from '../attention.js';
 import { hover } from '../bus.js';
 import { sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { svgContext } from '../svg.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
@@ -77,14 +78,14 @@ export function createStepper(container, onForce) {
     if (!trace?.steps.length) {
       observer?.disconnect();
       shown = null;
-      container.replaceChildren(el('p', { className: 'muted', text: 'Only the start token <s> so far. Press “Step ▶”.' }));
+      container.replaceChildren(el('p', { className: 'muted', text: t('stepper.onlyStart') }));
       return;
     }
     const { stack: cross, head, label } = headStack(trace, 'cross', analysis, selection.head);
     const layer = Math.min(selection.layer, cross.layers - 1);
     const caption = el('p', {
       className: 'muted',
-      text: `Bars: cross-attention of layer ${layer}, ${label} (choose another layer or head above). Click a row's token to explain it in the attribution view.`,
+      text: t('stepper.caption', { layer, head: label }),
     });
     const layout = barLayout(trace.srcTokens);
     const rowOffset = (i) => matrixOffset(cross, layer, head) + i * cross.keys; // step i's row
@@ -116,7 +117,7 @@ export function createStepper(container, onForce) {
         return;
       }
       const weight = cross.data[rowOffset(i) + j];
-      showTooltip(event, `${trace.steps[i].token} looked at “${trace.srcTokens[j]}”: ${weight.toFixed(4)}`);
+      showTooltip(event, t('stepper.tooltip', { token: trace.steps[i].token, source: trace.srcTokens[j], weight: weight.toFixed(4) }));
       if (list.dataset.hoverCell !== `${i}/${j}`) {
         list.dataset.hoverCell = `${i}/${j}`;
         hover(
@@ -138,7 +139,7 @@ export function createStepper(container, onForce) {
       const token = el('div', {
         className: step.forced ? 'new-token token forced' : 'new-token token',
         text: step.token,
-        title: step.forced ? 'forced by you' : null,
+        title: step.forced ? t('tokens.forced') : null,
       });
       token.addEventListener('mouseenter', () => hover([{ side: 'tgt', index: producedBy(i) }], 'stepper'));
       token.addEventListener('mouseleave', () => hover(null, 'stepper'));
@@ -151,7 +152,7 @@ export function createStepper(container, onForce) {
         const button = el('button', {
           className: candidate.id === step.id ? 'candidate chosen' : 'candidate',
           text: `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`,
-          title: `force “${candidate.token}” at this step and continue`,
+          title: t('stepper.forceTitle', { token: candidate.token }),
           attrs: { type: 'button' },
         });
         button.addEventListener('click', () => onForce(i, candidate.id));
@@ -182,7 +183,7 @@ export function createStepper(container, onForce) {
     const ctx = svgContext(width, top + trace.steps.length * rowHeight);
     ctx.font = '12px system-ui, sans-serif';
     ctx.fillStyle = layout.muted;
-    ctx.fillText(`cross-attention of layer ${layer}, ${label}`, 0, 14);
+    ctx.fillText(t('stepper.figureCaption', { layer, head: label }), 0, 14);
     trace.steps.forEach((step, i) => {
       const y = top + i * rowHeight;
       ctx.setTransform(1, 0, 0, 1, 0, y);

@@ -3,6 +3,7 @@
 // the snapshot whose weights the page uses.
 import { sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { svgContext } from '../svg.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
@@ -33,8 +34,8 @@ const percent = (fraction) => `${Math.round(fraction * 1000) / 10} %`;
 
 function describe(snapshots, index) {
   const { step, loss, heldout } = snapshots[index];
-  const note = index === snapshots.length - 1 ? ' (the shipped weights)' : step === 0 ? ' (random initial weights)' : '';
-  return `step ${step} · loss ${Number.isFinite(loss) ? loss.toFixed(3) : '—'} · held-out ${percent(heldout)}${note}`;
+  const note = index === snapshots.length - 1 ? t('timeline.shipped') : step === 0 ? t('timeline.random') : '';
+  return t('timeline.describe', { step, loss: Number.isFinite(loss) ? loss.toFixed(3) : '—', heldout: percent(heldout), note });
 }
 
 function colours() {
@@ -73,7 +74,7 @@ function polyline(ctx, count, x, y) {
  */
 export function createTimeline(container, { onPick }) {
   const playButton = el('button', {
-    title: 'Step through the snapshots from the first, each once it is drawn',
+    i18nTitle: 'timeline.playTitle',
     attrs: { type: 'button' },
   });
   const slider = el('input', { attrs: { type: 'range', id: 'timeline-slider', min: 0, step: 1 } });
@@ -82,7 +83,7 @@ export function createTimeline(container, { onPick }) {
     'div',
     { className: 'row' },
     playButton,
-    el('label', { className: 'timeline-slider-label' }, 'Training snapshot ', slider),
+    el('label', { className: 'timeline-slider-label' }, el('span', { i18n: 'timeline.snapshot' }), ' ', slider),
     readout,
   );
   const canvas = el('canvas', { className: 'timeline-plot', attrs: { role: 'img' } });
@@ -230,7 +231,7 @@ export function createTimeline(container, { onPick }) {
   }
 
   function setPlaying(playing) {
-    playButton.textContent = playing ? '‖ Pause' : '▶ Play';
+    playButton.textContent = playing ? t('stepper.pause') : t('timeline.play');
     playButton.setAttribute('aria-pressed', String(playing));
   }
 
@@ -273,7 +274,7 @@ export function createTimeline(container, { onPick }) {
     current = index;
     const { snapshots } = timeline;
     slider.value = String(index);
-    slider.setAttribute('aria-valuetext', `step ${snapshots[index].step}`);
+    slider.setAttribute('aria-valuetext', t('timeline.step', { step: snapshots[index].step }));
     readout.textContent = describe(snapshots, index);
     draw();
   }
@@ -285,12 +286,14 @@ export function createTimeline(container, { onPick }) {
     const count = next.snapshots.length;
     slider.max = String(count - 1);
     container.dataset.snapshots = String(count);
-    const metric = `held-out ${next.heldoutMetric || 'score'}${next.heldoutPairs ? ` on ${next.heldoutPairs} pairs` : ''}`;
-    canvas.setAttribute('aria-label', `Training loss and ${metric} over ${count} snapshots; use the slider to pick one`);
+    const metric = next.heldoutPairs
+      ? t('timeline.metricPairs', { metric: next.heldoutMetric || 'score', pairs: next.heldoutPairs })
+      : t('timeline.metric', { metric: next.heldoutMetric || 'score' });
+    canvas.setAttribute('aria-label', t('timeline.plotLabel', { metric, count }));
     legend.replaceChildren(
-      legendItem(colours().loss, '━ training loss (left axis, faint: every step)'),
-      legendItem(HELDOUT_COLOUR, `● ${metric}, % (right axis)`),
-      legendItem(colours().muted, 'steps on a log scale'),
+      legendItem(colours().loss, t('timeline.lossLegend')),
+      legendItem(HELDOUT_COLOUR, t('timeline.heldoutLegend', { metric })),
+      legendItem(colours().muted, t('timeline.logScale')),
     );
     show(index);
   }

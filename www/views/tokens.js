@@ -2,6 +2,7 @@
 import { producedBy } from '../attention.js';
 import { hover, hoveredOn, onHover } from '../bus.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 
 export function createTokens(sourceEl, outputEl) {
   let sourceChips = [];
@@ -21,22 +22,22 @@ export function createTokens(sourceEl, outputEl) {
       sourceChips = outputChips = [];
       return;
     }
-    sourceChips = trace.srcTokens.map((t, i) => {
+    sourceChips = trace.srcTokens.map((token, i) => {
       const classes = [];
       if (trace.srcUnknown[i]) classes.push('unknown');
       if (i === trace.srcTokens.length - 1) classes.push('special');
-      const span = chip(t, 'src', i, classes);
-      if (trace.srcUnknown[i]) span.title = 'not in the vocabulary: the model sees <unk>';
+      const span = chip(token, 'src', i, classes);
+      if (trace.srcUnknown[i]) span.title = t('tokens.unknown');
       return span;
     });
     sourceEl.replaceChildren(...sourceChips);
     const forced = new Set(trace.steps.flatMap((step, k) => (step.forced ? [producedBy(k)] : [])));
-    outputChips = trace.tgtTokens.map((t, i) => {
+    outputChips = trace.tgtTokens.map((token, i) => {
       const classes = [];
-      if (i === 0 || t === '</s>') classes.push('special');
+      if (i === 0 || token === '</s>') classes.push('special');
       if (forced.has(i)) classes.push('forced');
-      const span = chip(t, 'tgt', i, classes);
-      if (forced.has(i)) span.title = 'forced by you';
+      const span = chip(token, 'tgt', i, classes);
+      if (forced.has(i)) span.title = t('tokens.forced');
       return span;
     });
     outputEl.replaceChildren(...outputChips);
