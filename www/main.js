@@ -285,11 +285,16 @@ function renderStepButtons() {
   const trace = state.saved ? null : state.trace; // a saved trace cannot step
   const steps = trace ? trace.steps.length : 0;
   const finished = trace ? trace.finished : true;
+  const focused = document.activeElement;
   $('step-back').disabled = !trace || steps === 0;
   $('step-reset').disabled = !trace || steps === 0;
   $('step-forward').disabled = !trace || finished;
   $('step-end').disabled = !trace || finished;
   $('step-play').disabled = !trace || finished;
+  // A keyboard user whose button just went disabled stays among the stepper's buttons.
+  if (focused?.disabled && focused.closest('.stepper-buttons')) {
+    focused.closest('.stepper-buttons').querySelector('button:not(:disabled)')?.focus();
+  }
   $('step-play').textContent = state.playing ? t('stepper.pause') : t('stepper.play');
   const shown = state.trace;
   const count = shown ? shown.steps.length : 0;

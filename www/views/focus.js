@@ -14,10 +14,21 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
     i18nTitle: 'focus.transposeTitle',
     attrs: { type: 'button', 'aria-pressed': 'false' },
   });
-  const tools = el('div', { className: 'row focus-tools' }, transpose);
+  const tableToggle = el('button', {
+    className: 'table-toggle',
+    i18n: 'focus.showTable',
+    attrs: { type: 'button', 'aria-pressed': 'false' },
+  });
+  const tools = el('div', { className: 'row focus-tools' }, transpose, tableToggle);
   const sinkNote = el('p', { className: 'explain sink-note' });
-  const slot = el('div');
-  container.replaceChildren(tools, sinkNote, slot);
+  const slot = el('div', { className: 'heatmap-scroll' });
+  // The same numbers as a table: always there for screen readers, shown on the page on request.
+  const table = el('table', { className: 'cell-table visually-hidden' });
+  container.replaceChildren(tools, sinkNote, slot, table);
+  tableToggle.addEventListener('click', () => {
+    const shown = table.classList.toggle('visually-hidden') === false;
+    tableToggle.setAttribute('aria-pressed', String(shown));
+  });
   const heatmap = createHeatmap(slot, {
     onHoverValue: (text) => {
       hoverValueEl.textContent = text;
@@ -51,6 +62,7 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
     explainEl.textContent = kindExplain(kind);
     if (!stack?.queries) {
       heatmap.render({ rows: 0, cols: 0, values: new Float32Array(0) });
+      table.replaceChildren();
       sinkNote.textContent = '';
       explainEl.textContent += t('focus.nothingYet');
       return;
@@ -77,6 +89,7 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
     };
     if (options.hideSinks && sinks.length) spec = withoutColumns(spec, pruned, ax);
     heatmap.render(flipped ? transposed(spec) : spec);
+    fillTable(table, heatmap.spec(), caption);
   }
 
   /** The heatmap as shown (transposed or not), as a vector figure; null while it is empty. */
@@ -104,4 +117,21 @@ function withoutColumns(spec, pruned, ax) {
     colIndex: (k) => colIndex(keep[k]),
     legendLabel: t('focus.legendPruned', { legend: spec.legendLabel }),
   };
+}
+
+/** `table` holding the heatmap's numbers (3 decimals): a header row of column tokens, a row per row token. */
+function fillTable(table, spec, caption) {
+  const { rows, cols } = spec;
+  const head = el('tr', {}, el('th', { text: `${spec.rowTitle?.role ?? ''} \\ ${spec.colTitle?.role ?? ''}`, attrs: { scope: 'col' } }));
+  for (let c = 0; c < cols; c++) head.append(el('th', { text: spec.colLabels[c], attrs: { scope: 'col' } }));
+  const body = [];
+  for (let r = 0; r < rows; r++) {
+    const tr = el('tr', {}, el('th', { text: spec.rowLabels[r], attrs: { scope: 'row' } }));
+    for (let c = 0; c < cols; c++) {
+      const i = r * cols + c;
+      tr.append(el('td', { text: spec.mask?.[i] ? '—' : spec.values[(spec.offset || 0) + i].toFixed(3) }));
+    }
+    body.push(tr);
+  }
+  table.replaceChildren(el('caption', { text: caption }), el('thead', {}, head), el('tbody', {}, ...body));
 }

@@ -6,7 +6,7 @@ import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
 import { t } from '../i18n.js';
 import { axisTitle } from '../labels.js';
-import { hideTooltip, showTooltip } from '../tooltip.js';
+import { hideTooltip, say, showTooltip } from '../tooltip.js';
 import { heatmapFigure } from './heatmap-figure.js';
 
 const same = (i) => i;
@@ -28,7 +28,11 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   const colTitle = el('div', { className: 'col-title' });
   const colLabels = el('div', { className: 'col-labels' });
   const rowLabels = el('div', { className: 'row-labels' });
-  const canvas = el('canvas', { className: 'matrix' });
+  const canvas = el('canvas', {
+    className: 'matrix',
+    i18nLabel: 'heatmap.keyboardLabel',
+    attrs: { tabindex: 0, role: 'application', 'aria-roledescription': 'heatmap' },
+  });
   const root = el(
     'div',
     { className: 'heatmap' },
@@ -89,6 +93,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
 
   function render(next) {
     spec = next;
+    if (focusCell && (focusCell.r >= spec.rows || focusCell.c >= spec.cols)) focusCell = null;
     hoveredCell = null;
     delete root.dataset.cell;
     delete root.dataset.value;
@@ -121,28 +126,74 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     hover(null, self);
   }
 
-  // A cell is about two tokens: its query (row) and its key (column).
-  canvas.addEventListener('mousemove', (event) => {
-    const at = cellAt(event);
-    if (!at) return;
+  /**
+   * Show cell `at` = { r, c }: its tokens and exact value in the tooltip (at `point`, a pointer
+   * position) and the hover line, lit everywhere; `announce` also says it to screen readers.
+   */
+  function showCell(at, point, announce = false) {
     const i = at.r * spec.cols + at.c;
-    const masked = spec.mask?.[i];
-    const value = spec.values[(spec.offset || 0) + i];
-    const rowLabel = spec.rowLabels?.[at.r] ?? at.r;
-    const colLabel = spec.colLabels?.[at.c] ?? at.c;
-    const [query, key] = spec.transposed ? [colLabel, rowLabel] : [rowLabel, colLabel];
+    const { query, key, masked, value } = describeCell(spec, at);
     const text = `${query} → ${key}: ${masked ? t('heatmap.masked') : formatValue(value)}`;
     root.dataset.cell = `${at.r},${at.c}`;
     root.dataset.value = masked ? 'masked' : String(value);
-    showTooltip(event, text);
+    showTooltip(point, text);
     onHoverValue?.(text);
+    if (announce)
+      say(masked ? t('heatmap.announceMasked', { query, key }) : t('heatmap.announce', { query, key, value: value.toFixed(3) }));
     if (hoveredCell === i) return;
     hoveredCell = i;
     lit = { rows: [at.r], cols: [at.c] };
     redraw();
     hover([tokenAt('row', at.r), tokenAt('col', at.c)].filter(Boolean), self);
+  }
+
+  // A cell is about two tokens: its query (row) and its key (column).
+  canvas.addEventListener('mousemove', (event) => {
+    const at = cellAt(event);
+    if (at) showCell(at, event);
   });
   canvas.addEventListener('mouseleave', () => {
+    if (document.activeElement === canvas) return; // the keyboard's cell stays shown
+    hideTooltip();
+    clear();
+  });
+  // A tap shows the cell (touch screens have no hover).
+  canvas.addEventListener('click', (event) => {
+    const at = cellAt(event);
+    if (!at) return;
+    focusCell = at;
+    showCell(at, event, true);
+  });
+
+  // The keyboard: the canvas takes focus, the arrow keys move a cell cursor (Home/End: first and
+  // last column), and each cell is said through the live region.
+  let focusCell = null;
+  const pointOf = ({ r, c }) => {
+    const rect = canvas.getBoundingClientRect();
+    return { clientX: rect.left + ((c + 1) * rect.width) / spec.cols, clientY: rect.top + ((r + 1) * rect.height) / spec.rows };
+  };
+  const MOVES = {
+    ArrowUp: ({ r, c }) => ({ r: r - 1, c }),
+    ArrowDown: ({ r, c }) => ({ r: r + 1, c }),
+    ArrowLeft: ({ r, c }) => ({ r, c: c - 1 }),
+    ArrowRight: ({ r, c }) => ({ r, c: c + 1 }),
+    Home: ({ r }) => ({ r, c: 0 }),
+    End: ({ r }) => ({ r, c: spec.cols - 1 }),
+  };
+  canvas.addEventListener('keydown', (event) => {
+    const move = MOVES[event.key];
+    if (!move || !spec?.rows || !spec.cols) return;
+    event.preventDefault();
+    const next = move(focusCell ?? { r: 0, c: 0 });
+    focusCell = focusCell
+      ? { r: Math.max(0, Math.min(spec.rows - 1, next.r)), c: Math.max(0, Math.min(spec.cols - 1, next.c)) }
+      : { r: 0, c: 0 };
+    showCell(focusCell, pointOf(focusCell), true);
+  });
+  canvas.addEventListener('focus', () => {
+    if (spec?.rows && spec.cols && focusCell) showCell(focusCell, pointOf(focusCell), true);
+  });
+  canvas.addEventListener('blur', () => {
     hideTooltip();
     clear();
   });
@@ -176,7 +227,16 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     return spec?.rows && spec.cols ? heatmapFigure(spec, caption) : null;
   }
 
-  return { render, canvas, figure };
+  return { render, canvas, figure, spec: () => spec };
+}
+
+/** Cell `at` of `spec`: its query and key tokens (whichever way round the axes are), value and mask. */
+export function describeCell(spec, { r, c }) {
+  const i = r * spec.cols + c;
+  const rowLabel = spec.rowLabels?.[r] ?? String(r);
+  const colLabel = spec.colLabels?.[c] ?? String(c);
+  const [query, key] = spec.transposed ? [colLabel, rowLabel] : [rowLabel, colLabel];
+  return { query, key, masked: Boolean(spec.mask?.[i]), value: spec.values[(spec.offset || 0) + i] };
 }
 
 /**
