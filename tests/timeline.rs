@@ -26,21 +26,21 @@ fn snapshots_are_log_spaced_small_and_end_at_the_shipped_weights() {
     let steps: Vec<usize> = timeline.snapshots.iter().map(|s| s.step).collect();
     assert_eq!(
         steps,
-        [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 5000]
+        [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 6256]
     );
     let last = timeline.snapshots.last().unwrap();
     assert_eq!(last.file, FILE_NAMES.weights);
-    // Every earlier snapshot is its own F16 file, and together they fit the 6 MB budget.
+    // Every earlier snapshot is its own F16 file, and together they fit the 7 MB budget.
     let bytes: usize = timeline.snapshots[..steps.len() - 1]
         .iter()
         .map(|s| snapshot_bytes(&s.file).len())
         .sum();
-    assert!(bytes <= 6_000_000, "the timeline takes {bytes} bytes");
+    assert!(bytes <= 7_000_000, "the timeline takes {bytes} bytes");
     assert_ne!(
         snapshot_bytes(&timeline.snapshots[steps.len() - 2].file),
         snapshot_bytes(&last.file)
     );
-    assert_eq!((last.heldout, timeline.snapshots[0].heldout), (1.0, 0.0));
+    assert_eq!((last.heldout, timeline.snapshots[0].heldout), (0.98, 0.0));
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn cross_attention_sharpens_as_the_model_learns() {
     let (last_output, last) = entropy(&timeline.snapshots.last().unwrap().file);
     // Measured values (nats): near-uniform over the 33 source tokens at the start (ln 33 = 3.50),
     // much sharper at the end, above all in the second layer.
-    for (measured, expected) in [(&first, [3.230, 3.232]), (&last, [2.082, 1.482])] {
+    for (measured, expected) in [(&first, [3.292, 3.307]), (&last, [1.775, 1.204])] {
         for (m, e) in measured.iter().zip(expected) {
             assert!(
                 (m - e).abs() < 0.01,
@@ -123,7 +123,7 @@ fn the_cli_prints_the_timeline_and_traces_a_checkpoint() {
     assert_eq!(rows.len(), 15);
     assert_eq!(rows[14]["output"], "1958-08-29");
     assert_eq!(rows[9]["step"], 256);
-    assert_eq!(rows[9]["output"], "1985-08-25");
+    assert_eq!(rows[9]["output"], "1958-08-28");
     assert_eq!(rows[0]["crossEntropy"].as_array().unwrap().len(), 2);
     let at = |command: &str, step: &str, extra: &[&str]| {
         let mut args = vec![
@@ -138,7 +138,7 @@ fn the_cli_prints_the_timeline_and_traces_a_checkpoint() {
         common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args)
     };
     let out = at("translate", "256", &[]);
-    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "1985-08-25");
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "1958-08-28");
     let out = at("trace", "4096", &["--json"]);
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["trace"]["output"], "1958-08-29");
