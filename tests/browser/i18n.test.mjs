@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { KINDS } from '../../www/attention.js';
+import { labelOrientation } from '../../www/labels.js';
 import { ARTIFACTS, launchChromium, servePage, waitReady } from './harness.mjs';
 
 const WWW = new URL('../../www/', import.meta.url).pathname;
@@ -46,6 +47,17 @@ test('every key the page names (in its scripts and in index.html) is in the lang
   assert.deepEqual(missing, []);
   assert.ok(used.size > 200, `${used.size} keys in use`);
   console.log(`# ${used.size} keys used, ${Object.keys(en).length} in each file`);
+});
+
+test('labelOrientation: CJK never lies on its side; short tokens lie flat where they fit', () => {
+  assert.equal(labelOrientation('我', 40, 13), 'flat');
+  assert.equal(labelOrientation('我们', 40, 13), 'flat');
+  assert.equal(labelOrientation('我们', 20, 13), 'upright'); // 26 px of characters in a 20 px column
+  assert.equal(labelOrientation('苹果汁', 40, 13), 'upright');
+  assert.equal(labelOrientation('I', 40, 13), 'flat');
+  assert.equal(labelOrientation('to', 12, 10), 'sideways'); // 12.4 px in a 12 px column
+  assert.equal(labelOrientation('apples', 40, 13), 'sideways');
+  assert.equal(labelOrientation('ＡＢＣ', 8, 7), 'upright'); // full-width letters are CJK forms
 });
 
 const site = servePage();
@@ -118,6 +130,46 @@ test('the language switch changes every label, goes into the link, and a zh-CN b
     await page.selectOption('#language-select', 'en');
     await page.waitForFunction(() => document.documentElement.lang === 'en' && document.body.dataset.ready === 'true');
     assert.equal((await labels(page)).status, '7 tokens decoded — finished');
+  } finally {
+    await browser.close();
+  }
+});
+
+test('axes: CJK column labels stand upright, a short token lies flat, longer Latin tokens are turned', { timeout: 120_000 }, async () => {
+  const browser = await launchChromium();
+  try {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' })).newPage();
+    await page.goto(`${site.origin}/?backend=cpu`);
+    await waitReady(page);
+    const columns = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('#focus-heatmap .col-labels span')].map((span) => {
+          const style = getComputedStyle(span);
+          return [span.textContent, span.className.replace(' lit', ''), style.writingMode, style.textOrientation];
+        }),
+      );
+    // Cross-attention: the English source along the top.
+    assert.deepEqual(await columns(), [
+      ['I', 'flat', 'horizontal-tb', 'mixed'],
+      ['love', 'sideways', 'sideways-lr', 'mixed'],
+      ['eating', 'sideways', 'sideways-lr', 'mixed'],
+      ['apples', 'sideways', 'sideways-lr', 'mixed'],
+      ['.', 'flat', 'horizontal-tb', 'mixed'],
+      ['</s>', 'sideways', 'sideways-lr', 'mixed'],
+    ]);
+    // Decoder self-attention: the Chinese output along the top, upright.
+    await page.selectOption('#kind-select', 'decoderSelf');
+    await page.waitForFunction(
+      () => document.body.dataset.ready === 'true' && document.querySelector('#focus-heatmap').dataset.kind === 'decoderSelf',
+    );
+    const cjk = (await columns()).filter(([token]) => /\p{Script=Han}/u.test(token));
+    assert.deepEqual(
+      cjk.map(([token]) => token),
+      ['我', '爱', '吃', '苹', '果'],
+    );
+    // One character fits its 40 px column: it lies flat, which for a Han character is upright too.
+    for (const [token, orientation, mode] of cjk) assert.deepEqual([orientation, mode], ['flat', 'horizontal-tb'], token);
+    await page.locator('#focus-heatmap').screenshot({ path: `${ARTIFACTS}screenshots/zh-CN-heatmap-decoder.png` });
   } finally {
     await browser.close();
   }

@@ -23,10 +23,11 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
   const sinkNote = el('p', { className: 'explain sink-note' });
   const slot = el('div', { className: 'heatmap-scroll' });
   // The same numbers as a table: always there for screen readers, shown on the page on request.
-  const table = el('table', { className: 'cell-table visually-hidden' });
-  container.replaceChildren(tools, sinkNote, slot, table);
+  const table = el('table', { className: 'cell-table' });
+  const tableBox = el('div', { className: 'cell-table-box visually-hidden' }, table); // a table ignores a 1 px width
+  container.replaceChildren(tools, sinkNote, slot, tableBox);
   tableToggle.addEventListener('click', () => {
-    const shown = table.classList.toggle('visually-hidden') === false;
+    const shown = tableBox.classList.toggle('visually-hidden') === false;
     tableToggle.setAttribute('aria-pressed', String(shown));
   });
   const heatmap = createHeatmap(slot, {

@@ -5,7 +5,7 @@ import { hover, hoveredOn, onHover } from '../bus.js';
 import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
 import { t } from '../i18n.js';
-import { axisTitle } from '../labels.js';
+import { axisTitle, labelOrientation } from '../labels.js';
 import { hideTooltip, say, showTooltip } from '../tooltip.js';
 import { heatmapFigure } from './heatmap-figure.js';
 
@@ -69,12 +69,18 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   }
 
   function labels(target, tokens, size, vertical) {
+    const fontSize = Math.max(7, Math.min(13, size - 2));
     target.replaceChildren(
       ...tokens.map((token) => {
         const span = el('span', { text: token, title: token });
-        if (vertical) span.style.width = `${size}px`;
-        else span.style.height = `${size}px`;
-        span.style.fontSize = `${Math.max(7, Math.min(13, size - 2))}px`;
+        if (vertical) {
+          span.style.width = `${size}px`;
+          // CJK upright, a short token flat, anything else turned (www/labels.js).
+          span.className = labelOrientation(token, size, fontSize);
+        } else {
+          span.style.height = `${size}px`;
+        }
+        span.style.fontSize = `${fontSize}px`;
         return span;
       }),
     );
