@@ -24,10 +24,18 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
   const slot = el('div', { className: 'heatmap-scroll' });
   // The same numbers as a table: always there for screen readers, shown on the page on request.
   const table = el('table', { className: 'cell-table' });
-  const tableBox = el('div', { className: 'cell-table-box visually-hidden' }, table); // a table ignores a 1 px width
+  // A box around it, as a table ignores a 1 px width.
+  const tableBox = el(
+    'div',
+    { className: 'cell-table-box visually-hidden', i18nLabel: 'focus.showTable', attrs: { role: 'region' } },
+    table,
+  );
   container.replaceChildren(tools, sinkNote, slot, tableBox);
   tableToggle.addEventListener('click', () => {
     const shown = tableBox.classList.toggle('visually-hidden') === false;
+    // Shown, the table may scroll sideways: its box then takes focus so the keyboard can scroll it.
+    if (shown) tableBox.setAttribute('tabindex', '0');
+    else tableBox.removeAttribute('tabindex');
     tableToggle.setAttribute('aria-pressed', String(shown));
   });
   const heatmap = createHeatmap(slot, {
