@@ -25,3 +25,4 @@ done
 stage "native: attnscope (burn flex)" bash -c 'set -o pipefail; cargo bench --bench native 2>/dev/null | tee benches/out/native.md'
 stage "native: onnxruntime" bash -c 'set -o pipefail; benches/.venv/bin/python benches/ort_native.py | tee benches/out/ort_native.md'
 stage "browser" bash -c 'set -o pipefail; node benches/browser.mjs en-zh | tee benches/out/browser.md'
+stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node benches/translate.mjs | tee benches/out/translate.md'

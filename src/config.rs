@@ -60,7 +60,8 @@ pub struct ModelConfig {
     /// Id of `<unk>` in both vocabularies.
     #[serde(default = "default_unk")]
     pub unk_id: u32,
-    /// Id of `<s>`, the decoder's start token.
+    /// Id of the decoder's start token: `<s>`, or `<pad>` where the model starts from it
+    /// (Marian), in which case `bos_id` equals `pad_id`.
     #[serde(default = "default_bos")]
     pub bos_id: u32,
     /// Id of `</s>`, the end token (appended to every source, ends every target).
@@ -75,6 +76,44 @@ pub struct ModelConfig {
     /// An example input the page starts with.
     #[serde(default)]
     pub example: String,
+    /// Biases on the four attention projections (`w_q`…`w_o.bias`), as Marian and BART have.
+    #[serde(default)]
+    pub attention_bias: bool,
+    /// The feed-forward network's activation.
+    #[serde(default)]
+    pub activation: Activation,
+    /// The output projection reuses the target embedding matrix (`projection.weight` is then
+    /// not in the weights file); its bias stays (Marian's `final_logits_bias`).
+    #[serde(default)]
+    pub tie_output: bool,
+    /// How the sinusoidal table lays out its sines and cosines.
+    #[serde(default)]
+    pub positional_layout: PositionalLayout,
+}
+
+/// The feed-forward network's activation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Activation {
+    /// max(0, x), as in the paper.
+    #[default]
+    Relu,
+    /// x·Φ(x) with the exact error function (not the tanh approximation).
+    Gelu,
+    /// x·sigmoid(x) (SiLU), as opus-mt models use.
+    Swish,
+}
+
+/// Where the sines and cosines of the positional table go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PositionalLayout {
+    /// The paper's: sin in even dimensions, cos in odd ones, PE(pos, 2i) and PE(pos, 2i+1).
+    #[default]
+    Interleaved,
+    /// Marian's and fairseq's: sin in the first half, cos in the second, PE(pos, i) and
+    /// PE(pos, d/2 + i), with the same frequencies.
+    Split,
 }
 
 fn default_layer_norm_eps() -> f64 {
@@ -154,6 +193,10 @@ impl ModelConfig {
             tgt_joiner: String::new(),
             src_joiner: " ".into(),
             example: "I love eating apples.".into(),
+            attention_bias: false,
+            activation: Activation::Relu,
+            tie_output: false,
+            positional_layout: PositionalLayout::Interleaved,
         }
     }
 

@@ -1,12 +1,14 @@
 //! Sinusoidal positional encoding, exactly the paper's formula.
 //!
-//! PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)).
+//! PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(pos / 10000^(2i/d)); Marian and
+//! fairseq put the same values in another order, sines first: PE(pos, i), PE(pos, d/2 + i)
+//! ([`PositionalLayout::Split`]).
 //! Low dimensions turn fast, high dimensions slowly; and since
 //! sin(a)sin(b) + cos(a)cos(b) = cos(a − b), the dot product PE(t)·PE(t+Δ) depends on Δ alone.
 
 use serde::Serialize;
 
-use crate::config::ModelConfig;
+use crate::config::{ModelConfig, PositionalLayout};
 use crate::trace::Floats;
 
 /// A model's positional-encoding table, computed once when the model is built or loaded; the
@@ -49,7 +51,10 @@ impl PositionalTable {
         Self {
             rows: config.max_len,
             cols: config.d_model,
-            values: sinusoidal_table(config.max_len, config.d_model),
+            values: match config.positional_layout {
+                PositionalLayout::Interleaved => sinusoidal_table(config.max_len, config.d_model),
+                PositionalLayout::Split => split_sinusoidal_table(config.max_len, config.d_model),
+            },
         }
     }
 
@@ -81,6 +86,30 @@ pub fn sinusoidal_table(max_len: usize, d_model: usize) -> Vec<f32> {
             } else {
                 angle.cos()
             } as f32;
+        }
+    }
+    table
+}
+
+/// The same sines and cosines with the sines in the first half of each row and the cosines in
+/// the second (Marian's `MarianSinusoidalPositionalEmbedding`, computed in f64 like it).
+///
+/// # Shapes
+/// returns `max_len * d_model` values; for odd `d_model` the first half has the extra sine.
+pub fn split_sinusoidal_table(max_len: usize, d_model: usize) -> Vec<f32> {
+    let interleaved = sinusoidal_table(max_len, d_model);
+    let sines = d_model.div_ceil(2);
+    let mut table = vec![0.0f32; max_len * d_model];
+    for pos in 0..max_len {
+        let row = &interleaved[pos * d_model..(pos + 1) * d_model];
+        for dim in 0..d_model {
+            // Dimension 2i of the paper's table holds sin(·i), 2i+1 holds cos(·i).
+            let source = if dim < sines {
+                2 * dim
+            } else {
+                2 * (dim - sines) + 1
+            };
+            table[pos * d_model + dim] = row[source];
         }
     }
     table

@@ -11,6 +11,9 @@
 //! | `{encoder,decoder}.norm.{weight,bias}` (pre-norm only) | `[d_model]` |
 //! | `projection.{weight,bias}` | `[tgt_vocab, d_model]`, `[tgt_vocab]` |
 //!
+//! With `attention_bias`, each attention projection also has its `.bias` `[d_model]`; with
+//! `tie_output`, `projection.weight` is absent (the target embedding is used).
+//!
 //! `cross_attn` and `norm_3` exist in decoder layers only. Linear weights are stored `[out, in]`
 //! as `nn.Linear` keeps them; burn keeps `[in, out]`, so they are transposed on the way in and out.
 //! Values may be F32 or F16 (the shipped models use F16 to stay small); they are computed in F32.
@@ -157,7 +160,13 @@ fn put_weights(
         slot.ok_or(Error::Invariant("a parameter without its model slot"))?
             .set(host, device);
         Ok(())
-    })
+    })?;
+    if config.tie_output {
+        // burn keeps Linear weights [in, out]: the embedding's [vocab, d_model], transposed.
+        let tied = model.tgt_embed.weight.val().transpose(); // [d_model, vocab]
+        replace(&mut model.projection.weight, tied);
+    }
+    Ok(())
 }
 
 /// Serialize a model's parameters (native only: reads tensors synchronously).
@@ -366,8 +375,13 @@ pub fn walk(
         let norm = m.as_deref_mut().and_then(|m| m.decoder_norm.as_mut());
         layer_norm(config, "decoder.norm", norm, f)?;
     }
+    // A tied projection is the target embedding: only its bias is in the file.
     let projection = m.as_deref_mut().map(|m| &mut m.projection);
-    linear("projection", [vocab, d], projection, f)
+    let parts = Parts {
+        weight: !config.tie_output,
+        bias: true,
+    };
+    linear("projection", [vocab, d], projection, parts, f)
 }
 
 /// The parameter blocks of one encoder or decoder layer, in file order (each `None` when only
@@ -429,17 +443,38 @@ impl<'m> LayerParts<'m> {
                 ],
                 None => [None, None, None, None],
             };
+            let parts = Parts {
+                weight: true,
+                bias: config.attention_bias,
+            };
             for (w, projection) in ["w_q", "w_k", "w_v", "w_o"].into_iter().zip(projections) {
-                let slot = projection.map(|p| Slot::Linear(&mut p.weight));
-                f(format!("{prefix}.{name}.{w}.weight"), vec![d, d], slot)?;
+                linear(
+                    &format!("{prefix}.{name}.{w}"),
+                    [d, d],
+                    projection,
+                    parts,
+                    f,
+                )?;
             }
         }
         let (linear_1, linear_2) = match self.ffn {
             Some(ffn) => (Some(&mut ffn.linear_1), Some(&mut ffn.linear_2)),
             None => (None, None),
         };
-        linear(&format!("{prefix}.ffn.linear_1"), [d_ff, d], linear_1, f)?;
-        linear(&format!("{prefix}.ffn.linear_2"), [d, d_ff], linear_2, f)?;
+        linear(
+            &format!("{prefix}.ffn.linear_1"),
+            [d_ff, d],
+            linear_1,
+            Parts::BOTH,
+            f,
+        )?;
+        linear(
+            &format!("{prefix}.ffn.linear_2"),
+            [d, d_ff],
+            linear_2,
+            Parts::BOTH,
+            f,
+        )?;
         for (n, norm) in self.norms.into_iter().enumerate() {
             layer_norm(config, &format!("{prefix}.norm_{}", n + 1), norm, f)?;
         }
@@ -448,18 +483,38 @@ impl<'m> LayerParts<'m> {
 }
 
 /// A linear layer with its bias: weight `[out, in]`, bias `[out]`.
+/// A linear layer's parts in the file.
+#[derive(Clone, Copy)]
+struct Parts {
+    weight: bool,
+    bias: bool,
+}
+
+impl Parts {
+    const BOTH: Parts = Parts {
+        weight: true,
+        bias: true,
+    };
+}
+
 fn linear(
     prefix: &str,
     [out, input]: [usize; 2],
     mut block: Option<&mut Linear>,
+    parts: Parts,
     f: &mut Visit<'_>,
 ) -> Result<()> {
     let b = &mut block;
-    f(
-        format!("{prefix}.weight"),
-        vec![out, input],
-        b.as_deref_mut().map(|b| Slot::Linear(&mut b.weight)),
-    )?;
+    if parts.weight {
+        f(
+            format!("{prefix}.weight"),
+            vec![out, input],
+            b.as_deref_mut().map(|b| Slot::Linear(&mut b.weight)),
+        )?;
+    }
+    if !parts.bias {
+        return Ok(());
+    }
     let bias = match b.as_deref_mut() {
         Some(block) => {
             Some(Slot::Vector(block.bias.as_mut().ok_or(

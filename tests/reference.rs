@@ -6,6 +6,7 @@ mod common;
 
 use std::collections::HashMap;
 
+use attnscope::config::{Activation, PositionalLayout};
 use attnscope::folder::ModelFolder;
 use attnscope::{block_on, AttentionStack, ModelConfig};
 use safetensors::{Dtype, SafeTensors};
@@ -102,9 +103,10 @@ impl Reference {
     ) -> (Matrix, Vec<f32>) {
         let (h, d) = (self.config.n_heads, self.config.d_model);
         let dk = d / h;
-        let q = self.linear(q_in, &format!("{prefix}.w_q"), false);
-        let k = self.linear(kv_in, &format!("{prefix}.w_k"), false);
-        let v = self.linear(kv_in, &format!("{prefix}.w_v"), false);
+        let bias = self.config.attention_bias;
+        let q = self.linear(q_in, &format!("{prefix}.w_q"), bias);
+        let k = self.linear(kv_in, &format!("{prefix}.w_k"), bias);
+        let v = self.linear(kv_in, &format!("{prefix}.w_v"), bias);
         let (nq, nk) = (q_in.0, kv_in.0);
         let mut weights = vec![0.0f32; h * nq * nk];
         let mut context = vec![0.0f32; nq * d];
@@ -137,14 +139,24 @@ impl Reference {
             }
         }
         (
-            self.linear(&(nq, d, context), &format!("{prefix}.w_o"), false),
+            self.linear(&(nq, d, context), &format!("{prefix}.w_o"), bias),
             weights,
         )
     }
 
     fn ffn(&self, x: &Matrix, prefix: &str) -> Matrix {
         let mut hidden = self.linear(x, &format!("{prefix}.linear_1"), true);
-        hidden.2.iter_mut().for_each(|v| *v = v.max(0.0));
+        let activation = self.config.activation;
+        hidden.2.iter_mut().for_each(|v| {
+            let x = *v as f64;
+            *v = match activation {
+                Activation::Relu => x.max(0.0),
+                // x·Φ(x) = x/2 · (1 + erf(x/√2)), erf from its Taylor series (|x| small here)
+                // or its asymptote.
+                Activation::Gelu => 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2)),
+                Activation::Swish => x / (1.0 + (-x).exp()),
+            } as f32
+        });
         self.linear(&hidden, &format!("{prefix}.linear_2"), true)
     }
 
@@ -166,11 +178,17 @@ impl Reference {
             1.0
         };
         let mut out = vec![0.0f32; ids.len() * d];
+        let half = d.div_ceil(2);
         for (pos, &id) in ids.iter().enumerate() {
             for k in 0..d {
-                let i = (k / 2) as f64;
-                let angle = pos as f64 / 10000f64.powf(2.0 * i / d as f64);
-                let pe = if k % 2 == 0 { angle.sin() } else { angle.cos() };
+                // Frequency index i and sin/cos, in the paper's layout or sines-first (Marian).
+                let (i, sine) = match self.config.positional_layout {
+                    PositionalLayout::Interleaved => (k / 2, k % 2 == 0),
+                    PositionalLayout::Split if k < half => (k, true),
+                    PositionalLayout::Split => (k - half, false),
+                };
+                let angle = pos as f64 / 10000f64.powf(2.0 * i as f64 / d as f64);
+                let pe = if sine { angle.sin() } else { angle.cos() };
                 out[pos * d + k] = (w[id as usize * d + k] as f64 * scale + pe) as f32;
             }
         }
@@ -236,8 +254,44 @@ impl Reference {
         if self.config.norm_first {
             x = self.layer_norm(&x, "decoder.norm");
         }
-        (self.linear(&x, "projection", true), selfs, crosses)
+        (self.project(&x), selfs, crosses)
     }
+
+    /// Logits: `x @ Wᵀ + b`, W the projection's or, tied, the target embedding `[vocab, d]`.
+    fn project(&self, x: &Matrix) -> Matrix {
+        if !self.config.tie_output {
+            return self.linear(x, "projection", true);
+        }
+        let (n, d, ref xs) = *x;
+        let (w, b) = (self.t("tgt_embed.weight"), self.t("projection.bias"));
+        let vocab = b.len();
+        let mut out = vec![0.0f32; n * vocab];
+        for i in 0..n {
+            for o in 0..vocab {
+                let dot: f64 = (0..d)
+                    .map(|c| xs[i * d + c] as f64 * w[o * d + c] as f64)
+                    .sum();
+                out[i * vocab + o] = (dot + b[o] as f64) as f32;
+            }
+        }
+        (n, vocab, out)
+    }
+}
+
+/// The error function (Abramowitz–Stegun 7.1.26 is too coarse for 1e-4 after a few layers, so
+/// a series for |x| < 3 and 1 beyond).
+fn erf(x: f64) -> f64 {
+    if x.abs() >= 3.0 {
+        return x.signum() * (1.0 - (-x * x).exp() / (x.abs() * std::f64::consts::PI.sqrt()));
+    }
+    // erf(x) = 2/√π Σ (−1)^n x^(2n+1) / (n! (2n+1))
+    let mut term = x;
+    let mut sum = x;
+    for n in 1..60 {
+        term *= -x * x / n as f64;
+        sum += term / (2 * n + 1) as f64;
+    }
+    2.0 / std::f64::consts::PI.sqrt() * sum
 }
 
 fn flat(stack: &AttentionStack) -> Vec<f32> {
@@ -306,6 +360,35 @@ fn shipped_date_iso_matches_the_reference() {
         &common::shipped("date-iso"),
         "Friday, the 29th of August 1958",
     );
+}
+
+/// Every architecture option a real checkpoint needs (attention biases, GELU and swish, a tied
+/// output projection, Marian's sines-first positions), on random weights.
+#[test]
+fn every_architecture_option_matches_the_reference() {
+    type Change = fn(&mut ModelConfig);
+    let options: [(&str, Change); 5] = [
+        ("attention biases", |c| c.attention_bias = true),
+        ("gelu", |c| c.activation = Activation::Gelu),
+        ("swish", |c| c.activation = Activation::Swish),
+        ("tied output", |c| c.tie_output = true),
+        ("split positions", |c| {
+            c.positional_layout = PositionalLayout::Split
+        }),
+    ];
+    let all: Change = |c| {
+        c.attention_bias = true;
+        c.activation = Activation::Swish;
+        c.tie_output = true;
+        c.positional_layout = PositionalLayout::Split;
+    };
+    for (name, change) in options.into_iter().chain([("all together", all)]) {
+        for norm_first in [false, true] {
+            let folder = common::tiny_model_with(norm_first, 4, change);
+            eprintln!("{name}, norm_first {norm_first}");
+            check(&folder, "I love eating noodles every day.");
+        }
+    }
 }
 
 #[test]

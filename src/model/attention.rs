@@ -66,7 +66,8 @@ pub struct AttentionOutput {
     pub raw_scores: Option<Tensor<4>>,
 }
 
-/// Multi-head attention with four bias-free projections `w_q, w_k, w_v, w_o`.
+/// Multi-head attention with four projections `w_q, w_k, w_v, w_o` (bias-free unless the config
+/// asks for biases).
 #[derive(Module, Debug)]
 pub struct MultiHeadAttention {
     /// Query projection, `[d_model, d_model]`.
@@ -88,7 +89,7 @@ impl MultiHeadAttention {
     pub fn new(config: &ModelConfig, device: &Device) -> Self {
         let linear = || {
             LinearConfig::new(config.d_model, config.d_model)
-                .with_bias(false)
+                .with_bias(config.attention_bias)
                 .with_initializer(Initializer::XavierUniform { gain: 1.0 })
                 .init(device)
         };

@@ -5,18 +5,19 @@ use burn::module::Module;
 use burn::nn::{
     Dropout, DropoutConfig, Initializer, LayerNorm, LayerNormConfig, Linear, LinearConfig,
 };
-use burn::tensor::activation::relu;
+use burn::tensor::activation::{gelu, relu, silu};
 use burn::tensor::{Bool, Device, Tensor};
 
 use super::attention::{AttentionOutput, KeyValue, MultiHeadAttention};
-use crate::config::ModelConfig;
+use crate::config::{Activation, ModelConfig};
 use crate::trace::AttentionKind;
 
 // ---------------------------------------------------------------------------------------------
 // Position-wise feed-forward network
 // ---------------------------------------------------------------------------------------------
 
-/// linear_1 → ReLU → dropout → linear_2, applied to every position alone.
+/// linear_1 → activation (ReLU, GELU or swish) → dropout → linear_2, applied to every position
+/// alone.
 #[derive(Module, Debug)]
 pub struct FeedForward {
     /// `d_model → d_ff`, with bias.
@@ -24,6 +25,8 @@ pub struct FeedForward {
     /// `d_ff → d_model`, with bias.
     pub linear_2: Linear,
     dropout: Dropout,
+    #[module(skip)]
+    activation: Activation,
 }
 
 impl FeedForward {
@@ -38,14 +41,20 @@ impl FeedForward {
                 .with_initializer(xavier)
                 .init(device),
             dropout: DropoutConfig::new(config.dropout).init(),
+            activation: config.activation,
         }
     }
 
     /// # Shapes
     /// `[batch, len, d_model]` → `[batch, len, d_model]`.
     pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
-        self.linear_2
-            .forward(self.dropout.forward(relu(self.linear_1.forward(x))))
+        let hidden = self.linear_1.forward(x); // [batch, len, d_ff]
+        let hidden = match self.activation {
+            Activation::Relu => relu(hidden),
+            Activation::Gelu => gelu(hidden),
+            Activation::Swish => silu(hidden),
+        };
+        self.linear_2.forward(self.dropout.forward(hidden))
     }
 }
 

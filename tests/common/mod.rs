@@ -52,6 +52,11 @@ pub fn resize(config: &mut ModelConfig, sizes: [usize; 6]) {
 
 /// A small randomly initialised model (pre-norm or post-norm) saved to bytes as a real folder.
 pub fn tiny_model(norm_first: bool, seed: u64) -> ModelFolder {
+    tiny_model_with(norm_first, seed, |_| {})
+}
+
+/// [`tiny_model`] with `change` applied to its config before the weights are drawn.
+pub fn tiny_model_with(norm_first: bool, seed: u64, change: fn(&mut ModelConfig)) -> ModelFolder {
     let src = build_tokenizer(Granularity::Words, TINY_TEXTS, 1).unwrap();
     let tgt = build_tokenizer(
         Granularity::Characters,
@@ -63,6 +68,7 @@ pub fn tiny_model(norm_first: bool, seed: u64) -> ModelFolder {
     config.name = format!("tiny-{}", if norm_first { "pre" } else { "post" });
     resize(&mut config, [16, 4, 2, 2, 24, 12]);
     config.norm_first = norm_first;
+    change(&mut config);
     ModelFolder {
         config: config.to_json().unwrap().into_bytes(),
         weights: random_weights(&config, seed),
