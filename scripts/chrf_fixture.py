@@ -24,6 +24,7 @@ KEEP = 200
 
 def main() -> int:
     cases = []
+    signature = ""
     for dump in sys.argv[1:]:
         rows = list(csv.DictReader(open(dump, encoding="utf-8"), delimiter="\t", quoting=csv.QUOTE_NONE))
         model = pathlib.Path(dump).stem
@@ -31,11 +32,13 @@ def main() -> int:
             kept = [r for r in rows if r["set"] == name][:KEEP]
             hyps = [r["output"] for r in kept]
             refs = [r["reference"] for r in kept]
-            score = sacrebleu.corpus_chrf(hyps, [refs]).score
+            metric = sacrebleu.metrics.CHRF()
+            score = metric.corpus_score(hyps, [refs]).score
+            signature = str(metric.get_signature())
             cases.append({"name": f"{model}/{name}", "hypotheses": hyps, "references": refs, "sacrebleu": score})
             print(f"{model}/{name}: {len(kept)} pairs, sacrebleu chrF {score:.4f}")
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"sacrebleu": sacrebleu.__version__, "signature": str(sacrebleu.metrics.CHRF().get_signature())}
+    meta = {"sacrebleu": sacrebleu.__version__, "signature": signature}
     OUT.write_text(json.dumps({"made_with": meta, "cases": cases}, ensure_ascii=False, indent=1) + "\n")
     return 0
 

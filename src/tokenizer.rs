@@ -72,6 +72,9 @@ pub struct TextTokenizer {
     inner: Tokenizer,
     vocab: Vec<String>,
     unk_id: u32,
+    /// Whether spaces become word-start marks (a Metaspace pre-tokenizer): other whitespace
+    /// (tab, newline) is then read as a space.
+    word_starts: bool,
 }
 
 impl TextTokenizer {
@@ -110,10 +113,12 @@ impl TextTokenizer {
                 return Err(error(format!("id {id} must be {special}, found {found:?}")));
             }
         }
+        let word_starts = uses_metaspace(&document["pre_tokenizer"]);
         Ok(Self {
             inner,
             vocab,
             unk_id: ids.unk,
+            word_starts,
         })
     }
 
@@ -129,9 +134,17 @@ impl TextTokenizer {
 
     /// Cut `text` into tokens. Never fails on odd text: unknown pieces become `<unk>`.
     pub fn encode(&self, text: &str) -> Result<Encoded> {
+        // One byte for one byte, so every span still points into `text`.
+        let spaced;
+        let model_text = if self.word_starts {
+            spaced = text.replace(['\t', '\n', '\r', '\u{b}', '\u{c}'], " ");
+            spaced.as_str()
+        } else {
+            text
+        };
         let encoding = self
             .inner
-            .encode(text, false)
+            .encode(model_text, false)
             .map_err(|e| Error::Tokenizer {
                 file: "tokenizer".into(),
                 message: e.to_string(),
@@ -158,7 +171,37 @@ impl TextTokenizer {
             encoded.unknown.push(id == self.unk_id);
             encoded.spans.push((start, end));
         }
+        self.drop_extra_word_starts(&mut encoded);
         Ok(encoded)
+    }
+
+    /// A lone [`WORD_START`] piece that only repeats a word start (a second space, a space
+    /// before the first word or after the last) carries nothing: drop it, so that extra spaces
+    /// change no input and whitespace alone is empty input. A lone one before a piece that does
+    /// not start a word (a space before an unseen character) stays, as in training.
+    fn drop_extra_word_starts(&self, encoded: &mut Encoded) {
+        let lone = |id: u32| self.token(id) == Some("\u{2581}");
+        let starts_word = |id: u32| self.token(id).is_some_and(|t| t.starts_with(WORD_START));
+        let keep: Vec<bool> = (0..encoded.ids.len())
+            .map(|i| {
+                !lone(encoded.ids[i])
+                    || encoded
+                        .ids
+                        .get(i + 1)
+                        .is_some_and(|&next| !starts_word(next))
+            })
+            .collect();
+        if keep.iter().all(|&k| k) {
+            return;
+        }
+        let mut i = 0;
+        encoded.ids.retain(|_| (keep[i], i += 1).0);
+        let mut i = 0;
+        encoded.tokens.retain(|_| (keep[i], i += 1).0);
+        let mut i = 0;
+        encoded.unknown.retain(|_| (keep[i], i += 1).0);
+        let mut i = 0;
+        encoded.spans.retain(|_| (keep[i], i += 1).0);
     }
 
     /// The normalized pieces of `text` before vocabulary lookup (to build a vocabulary).
@@ -289,6 +332,18 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
         return Err("the model needs an `unk_token` string".into());
     }
     Ok(())
+}
+
+/// Whether a pre-tokenizer (or one in its sequence) is Metaspace.
+fn uses_metaspace(value: &Value) -> bool {
+    match value.get("type").and_then(Value::as_str) {
+        Some("Metaspace") => true,
+        Some("Sequence") => value
+            .get("pretokenizers")
+            .and_then(Value::as_array)
+            .is_some_and(|items| items.iter().any(uses_metaspace)),
+        _ => false,
+    }
 }
 
 /// The BPE fields attnscope writes: merges as pairs or "a b" strings, no dropout, no byte

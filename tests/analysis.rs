@@ -120,7 +120,8 @@ fn a_wide_beam_equals_exhaustive_search() {
 
 #[test]
 fn occlusion_of_an_unknown_word_changes_nothing_and_matches_a_recomputation() {
-    let mut session = common::session(&common::shipped("en-zh"));
+    // A word-level model (the shipped en-zh cuts unseen words into known subwords instead).
+    let mut session = common::session(&common::tiny_model(true, 7));
     // "zxqv" is not in the vocabulary: it already is <unk>, so occluding it changes no input.
     let text = "I love zxqv apples.";
     let trace = block_on(session.translate(text)).unwrap().clone();
@@ -132,7 +133,7 @@ fn occlusion_of_an_unknown_word_changes_nothing_and_matches_a_recomputation() {
         assert!((-1.0..=1.0).contains(&attribution.spearman_attention));
     }
     // Occluding "love" by hand: the same prefix, scored again on "I zxqv zxqv apples.".
-    let row = 1;
+    let row = 0;
     let attribution = block_on(session.attribution(row)).unwrap();
     let produced = trace.tgt_ids[row + 1] as usize;
     let log_p = |session: &mut Session, text: &str| {

@@ -46,7 +46,7 @@ fn trace_json_is_the_documented_schema() {
     let answer = trace_json(&[]);
     let trace = &answer["trace"];
     assert!(answer["stages"].is_null());
-    assert_eq!(trace["srcTokens"][1], "love");
+    assert_eq!(trace["srcTokens"][1], "▁love");
     assert_eq!(trace["tgtTokens"][0], "<s>");
     let cross = &trace["crossAttention"];
     let rows = trace["tgtIds"].as_array().unwrap().len() - 1;
@@ -63,9 +63,9 @@ fn trace_json_is_the_documented_schema() {
     let table: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (table["rows"].as_u64(), table["cols"].as_u64()),
-        (Some(64), Some(128))
+        (Some(64), Some(192))
     );
-    assert_eq!(table["table"].as_array().unwrap().len(), 64 * 128);
+    assert_eq!(table["table"].as_array().unwrap().len(), 64 * 192);
     assert_eq!(table["table"][1], 1.0); // PE(0, 1) = cos 0
     let text = common::attnscope(
         env!("CARGO_BIN_EXE_attnscope"),
