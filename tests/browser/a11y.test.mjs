@@ -79,9 +79,9 @@ test('keyboard only: the heatmap says each cell (tokens and value), the table ho
     await tabTo(page, 'canvas.matrix');
     await page.keyboard.press('ArrowRight'); // the first key puts the cursor on the first cell
     const announcer = page.locator('#announcer');
-    assert.equal(await announcer.textContent(), `query “我”, key “I”: ${value(0, 0)}`);
+    assert.equal(await announcer.textContent(), `query “我”, key “▁I”: ${value(0, 0)}`);
     for (const key of ['ArrowDown', 'ArrowDown', 'ArrowRight', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(key);
-    assert.equal(await announcer.textContent(), `query “吃”, key “apples”: ${value(2, 3)}`);
+    assert.equal(await announcer.textContent(), `query “吃”, key “▁apples”: ${value(2, 3)}`);
     assert.equal(await page.locator('#focus-heatmap .heatmap').getAttribute('data-cell'), '2,3');
     assert.equal(await page.locator('#tooltip').isVisible(), true);
     await page.keyboard.press('End');
@@ -96,7 +96,7 @@ test('keyboard only: the heatmap says each cell (tokens and value), the table ho
         row2: [...t.tBodies[0].rows[2].cells].map((c) => c.textContent),
       };
     });
-    assert.deepEqual(table.cols.slice(1), ['I', 'love', 'eating', 'apples', '.', '</s>']);
+    assert.deepEqual(table.cols.slice(1), ['▁I', '▁love', '▁eating', '▁apples', '.', '</s>']);
     assert.deepEqual(table.row2, ['吃', ...[0, 1, 2, 3, 4, 5].map((c) => value(2, c))]);
     await page.keyboard.press('Shift+Tab'); // from the heatmap back to its "Show as table"
     assert.equal(await focused(page), 'button.table-toggle');

@@ -83,7 +83,7 @@ test('every view exports PNG at 2× and SVG with vector shapes; file names say m
     // The cells are the canvas's cells: the same size, so the matrix is the canvas's CSS size.
     assert.deepEqual(svg.cellSizes, [String(shape.cssWidth / shape.cols)]);
     assert.equal(shape.cssHeight / shape.rows, shape.cssWidth / shape.cols);
-    for (const token of ['I', 'love', 'eating', 'apples', '我', '苹']) assert.ok(svg.texts.includes(token), `label ${token} is text`);
+    for (const token of ['▁I', '▁love', '▁eating', '▁apples', '我', '苹']) assert.ok(svg.texts.includes(token), `label ${token} is text`);
     const size = pngSize(png.bytes);
     assert.deepEqual(size, { width: 2 * svg.width, height: 2 * svg.height }, 'the PNG is the figure at 2×');
     console.log(`# heatmap: SVG ${svg.width}×${svg.height} with ${svg.cells} cells, PNG ${size.width}×${size.height}`);
@@ -140,7 +140,7 @@ test('the trace saves as JSON (plain arrays, the CLI schema) and opens again wit
     assert.equal(saved.stages.kind, 'cross');
     assert.equal(saved.stages.softmax.length, 7 * 6);
     const liveCell = await hoverCell(live, 2, 3);
-    assert.match(liveCell, /^吃 → apples: 0\.\d{4}$/);
+    assert.match(liveCell, /^吃 → ▁apples: 0\.\d{4}$/);
     const livePixels = await heatmapPixels(live);
 
     // A second browser context that cannot load the model's weights: only the file can show anything.

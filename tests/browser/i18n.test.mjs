@@ -150,10 +150,10 @@ test('axes: CJK column labels stand upright, a short token lies flat, longer Lat
       );
     // Cross-attention: the English source along the top.
     assert.deepEqual(await columns(), [
-      ['I', 'flat', 'horizontal-tb', 'mixed'],
-      ['love', 'sideways', 'sideways-lr', 'mixed'],
-      ['eating', 'sideways', 'sideways-lr', 'mixed'],
-      ['apples', 'sideways', 'sideways-lr', 'mixed'],
+      ['▁I', 'flat', 'horizontal-tb', 'mixed'],
+      ['▁love', 'sideways', 'sideways-lr', 'mixed'],
+      ['▁eating', 'sideways', 'sideways-lr', 'mixed'],
+      ['▁apples', 'sideways', 'sideways-lr', 'mixed'],
       ['.', 'flat', 'horizontal-tb', 'mixed'],
       ['</s>', 'sideways', 'sideways-lr', 'mixed'],
     ]);

@@ -69,7 +69,7 @@ test('phone: no horizontal scroll, 44 px tap targets, a tapped cell shows its va
     await page.waitForFunction(() => document.querySelector('#focus-heatmap .heatmap').dataset.cell === '2,3');
     const tooltip = page.locator('#tooltip');
     assert.equal(await tooltip.isVisible(), true);
-    assert.equal(await tooltip.textContent(), `吃 → apples: ${trace.cross[2 * 6 + 3].toFixed(4)}`);
+    assert.equal(await tooltip.textContent(), `吃 → ▁apples: ${trace.cross[2 * 6 + 3].toFixed(4)}`);
     const tip = await tooltip.boundingBox();
     assert.ok(tip.x >= 0 && tip.x + tip.width <= 390, 'the tooltip stays on screen');
     await page.screenshot({ path: `${ARTIFACTS}screenshots/phone-heatmap.png` });
