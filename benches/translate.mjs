@@ -17,7 +17,7 @@ import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
 const SENTENCES = {
   'en-zh': 'My father and I often eat apples and drink tea after dinner.',
   'zh-en': '我爸爸和我晚饭后常常吃苹果喝茶。',
-  'date-iso': 'Wednesday, the twenty-first of September 1999',
+  'date-iso': 'Tuesday, the 21st of September 1999',
 };
 const RUNS = Number(process.env.RUNS || 30);
 
