@@ -124,7 +124,7 @@ async fn cpu_translates_and_steps() {
         .unwrap();
     assert!(get(&batch, "paddingMask").is_object());
     let positional = session.positional_encoding().unwrap();
-    assert_eq!(f32s(get(&positional, "table")).len(), 64 * 128);
+    assert_eq!(f32s(get(&positional, "table")).len(), 64 * 192);
     assert!(session.config().is_ok());
     let names = model_file_names().unwrap();
     assert_eq!(string(&names, "weights"), "model.safetensors");
