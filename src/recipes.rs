@@ -316,14 +316,26 @@ pub const DATE_TRAIN_SIZE: usize = 50_000;
 /// Build `models/en-zh` (English subwords → Chinese characters) from `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = translation_data(data_dir)?;
-    build_translation(data, out, recipe, ModelConfig::en_zh)
+    let tokens = (ENGLISH_TOKENS, CHINESE_TOKENS);
+    build_translation(data, out, recipe, ModelConfig::en_zh, tokens)
 }
 
 /// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
 pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = translation_data(data_dir)?.reversed();
-    build_translation(data, out, recipe, ModelConfig::zh_en)
+    let tokens = (CHINESE_TOKENS, ENGLISH_TOKENS);
+    build_translation(data, out, recipe, ModelConfig::zh_en, tokens)
 }
+
+/// English: BPE subwords, merges seen at least twice.
+const ENGLISH_TOKENS: (Granularity, usize) = (
+    Granularity::Subwords {
+        vocab_size: ENGLISH_SUBWORDS,
+    },
+    2,
+);
+/// Chinese: characters seen at least twice.
+const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Characters, 2);
 
 /// The shared recipe of the two translation models (see `TRANSLATION_*`).
 fn build_translation(
@@ -331,20 +343,8 @@ fn build_translation(
     out: &Path,
     recipe: &RecipeOptions,
     preset: fn(usize, usize) -> ModelConfig,
+    tokens: ((Granularity, usize), (Granularity, usize)),
 ) -> Result<Metrics> {
-    let english = (
-        Granularity::Subwords {
-            vocab_size: ENGLISH_SUBWORDS,
-        },
-        2,
-    );
-    let chinese = (Granularity::Characters, 2);
-    let name = preset(0, 0).name;
-    let tokens = if name == "zh-en" {
-        (chinese, english)
-    } else {
-        (english, chinese)
-    };
     let mut options = options(
         recipe,
         TRANSLATION_EPOCHS,

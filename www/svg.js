@@ -180,48 +180,6 @@ export function svgContext(width, height) {
   const ctx = {
     figure: out,
     canvas: { width, height },
-    get fillStyle() {
-      return current.fillStyle;
-    },
-    set fillStyle(v) {
-      current.fillStyle = v;
-    },
-    get strokeStyle() {
-      return current.strokeStyle;
-    },
-    set strokeStyle(v) {
-      current.strokeStyle = v;
-    },
-    get lineWidth() {
-      return current.lineWidth;
-    },
-    set lineWidth(v) {
-      current.lineWidth = v;
-    },
-    get font() {
-      return current.font;
-    },
-    set font(v) {
-      current.font = v;
-    },
-    get textAlign() {
-      return current.textAlign;
-    },
-    set textAlign(v) {
-      current.textAlign = v;
-    },
-    get textBaseline() {
-      return current.textBaseline;
-    },
-    set textBaseline(v) {
-      current.textBaseline = v;
-    },
-    get globalAlpha() {
-      return current.globalAlpha;
-    },
-    set globalAlpha(v) {
-      current.globalAlpha = v;
-    },
     imageSmoothingEnabled: false,
     save() {
       stack.push({ ...current });
@@ -330,6 +288,16 @@ export function svgContext(width, height) {
       return measurer.measureText(text);
     },
   };
+  // The drawing state a 2D context exposes as plain properties, kept per save()/restore().
+  for (const key of ['fillStyle', 'strokeStyle', 'lineWidth', 'font', 'textAlign', 'textBaseline', 'globalAlpha']) {
+    Object.defineProperty(ctx, key, {
+      get: () => current[key],
+      set: (value) => {
+        current[key] = value;
+      },
+      enumerable: true,
+    });
+  }
   return ctx;
 }
 
