@@ -127,6 +127,26 @@ enum Command {
         #[arg(long)]
         stop_after_epochs: Option<usize>,
     },
+    /// Convert a Hugging Face checkpoint folder into an attnscope model folder.
+    Import {
+        /// The checkpoint's kind: `marian` (MarianMT, the Helsinki-NLP/opus-mt-* models).
+        kind: String,
+        /// The Hugging Face folder: config.json, model.safetensors, source.spm, target.spm,
+        /// vocab.json.
+        dir: PathBuf,
+        /// Output model folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// The model's name on the page (default: the folder's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Store the weights as F16: half the size, attention within ~1e-3 of the F32 model.
+        #[arg(long)]
+        half: bool,
+        /// The example sentence the page starts with.
+        #[arg(long)]
+        example: Option<String>,
+    },
     /// Evaluate a model folder on its held-out set.
     Eval {
         /// Model folder.
@@ -343,6 +363,45 @@ fn run(cli: Cli) -> Result<()> {
             println!(
                 "{}",
                 serde_json::to_string_pretty(&metrics).map_err(|e| Error::Json(e.to_string()))?
+            );
+        }
+        Command::Import {
+            kind,
+            dir,
+            out,
+            name,
+            half,
+            example,
+        } => {
+            if kind != "marian" {
+                return Err(Error::Usage(format!(
+                    "unknown checkpoint kind {kind:?}: use marian"
+                )));
+            }
+            let options = crate::import::ImportOptions {
+                name,
+                half,
+                example,
+            };
+            let imported = crate::import::marian(&dir, &options)?;
+            // The folder must load before it is written.
+            imported.with_files(|files| crate::LoadedModel::load(files, &Device::flex()))??;
+            imported.write(&out)?;
+            for note in &imported.notes {
+                println!("note: {note}");
+            }
+            let c = &imported.config;
+            println!(
+                "wrote {} ({}): d_model {}, {}+{} layers, {}/{} heads, vocabulary {}, {} MB of weights",
+                out.display(),
+                c.name,
+                c.d_model,
+                c.n_encoder_layers,
+                c.n_decoder_layers,
+                c.encoder_heads(),
+                c.decoder_heads(),
+                c.src_vocab_size,
+                imported.weights.len() / 1_000_000
             );
         }
         Command::Eval { model, data, dump } => {

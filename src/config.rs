@@ -89,6 +89,39 @@ pub struct ModelConfig {
     /// How the sinusoidal table lays out its sines and cosines.
     #[serde(default)]
     pub positional_layout: PositionalLayout,
+    /// Heads of the decoder's self- and cross-attention, where they differ from the encoder's
+    /// `n_heads` (Marian keeps the two counts apart). Absent: `n_heads`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_decoder_heads: Option<usize>,
+    /// Hidden width of the decoder's feed-forward networks, where it differs from the
+    /// encoder's `d_ff`. Absent: `d_ff`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d_ff_decoder: Option<usize>,
+    /// The rules the tokenizers apply around their HF `tokenizers` pipeline.
+    #[serde(default, skip_serializing_if = "TokenizerRules::is_plain")]
+    pub tokenizer_rules: TokenizerRules,
+}
+
+/// What the tokenizers do besides running their `tokenizer.json`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenizerRules {
+    /// Nothing: the file's pipeline alone (attnscope's own models).
+    #[default]
+    Plain,
+    /// `MarianTokenizer`'s (imported opus-mt models): the literal text `</s>`, `<unk>`, `<pad>`
+    /// is that token; a `>>code<<` that starts the text (or follows such a token) is one token;
+    /// and a run of characters the SentencePiece model does not know is looked up whole in the
+    /// joint vocabulary (`<unk>` if absent). `tokenizers` JSON cannot say these; the files mark
+    /// vocabulary entries that this side's SentencePiece model lacks with a leading space
+    /// (which the segmentation never sees, so never matches), and the rules strip it.
+    Marian,
+}
+
+impl TokenizerRules {
+    fn is_plain(&self) -> bool {
+        *self == Self::Plain
+    }
 }
 
 /// The feed-forward network's activation.
@@ -197,6 +230,9 @@ impl ModelConfig {
             activation: Activation::Relu,
             tie_output: false,
             positional_layout: PositionalLayout::Interleaved,
+            n_decoder_heads: None,
+            d_ff_decoder: None,
+            tokenizer_rules: TokenizerRules::Plain,
         }
     }
 
@@ -246,7 +282,27 @@ impl ModelConfig {
         [self.pad_id, self.bos_id]
     }
 
-    /// d_k, the width of one head's queries and keys.
+    /// Heads of each encoder self-attention.
+    pub fn encoder_heads(&self) -> usize {
+        self.n_heads
+    }
+
+    /// Heads of each decoder self- and cross-attention.
+    pub fn decoder_heads(&self) -> usize {
+        self.n_decoder_heads.unwrap_or(self.n_heads)
+    }
+
+    /// Hidden width of the encoder's feed-forward networks.
+    pub fn encoder_d_ff(&self) -> usize {
+        self.d_ff
+    }
+
+    /// Hidden width of the decoder's feed-forward networks.
+    pub fn decoder_d_ff(&self) -> usize {
+        self.d_ff_decoder.unwrap_or(self.d_ff)
+    }
+
+    /// d_k of the encoder's heads: the width of one head's queries and keys.
     pub fn d_k(&self) -> usize {
         self.d_model / self.n_heads.max(1)
     }
@@ -283,13 +339,18 @@ impl ModelConfig {
             Ok(())
         }
         range("d_model", self.d_model, 2, MAX_WIDTH, "2..=4096")?;
-        range("n_heads", self.n_heads, 1, self.d_model, "1..=d_model")?;
-        if !self.d_model.is_multiple_of(self.n_heads) {
-            return Err(Error::ConfigRange {
-                field: "n_heads",
-                value: self.n_heads.to_string(),
-                expected: "a divisor of d_model",
-            });
+        for (field, heads) in [
+            ("n_heads", self.n_heads),
+            ("n_decoder_heads", self.decoder_heads()),
+        ] {
+            range(field, heads, 1, self.d_model, "1..=d_model")?;
+            if !self.d_model.is_multiple_of(heads) {
+                return Err(Error::ConfigRange {
+                    field,
+                    value: heads.to_string(),
+                    expected: "a divisor of d_model",
+                });
+            }
         }
         range(
             "n_encoder_layers",
@@ -306,6 +367,13 @@ impl ModelConfig {
             "1..=24",
         )?;
         range("d_ff", self.d_ff, 1, 4 * MAX_WIDTH, "1..=16384")?;
+        range(
+            "d_ff_decoder",
+            self.decoder_d_ff(),
+            1,
+            4 * MAX_WIDTH,
+            "1..=16384",
+        )?;
         range("max_len", self.max_len, 2, MAX_LEN, "2..=1024")?;
         range(
             "src_vocab_size",

@@ -125,6 +125,9 @@ pub enum Error {
     #[error("internal error: {0}")]
     Invariant(&'static str),
     /// Training data or settings problem.
+    #[error("import: {0}")]
+    Import(String),
+
     #[error("training: {0}")]
     Training(String),
 }

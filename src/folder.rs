@@ -69,15 +69,17 @@ impl LoadedModel {
             message: e.to_string(),
         })?;
         let config = ModelConfig::from_json(text)?;
-        let src_tokenizer = TextTokenizer::from_bytes(
+        let src_tokenizer = TextTokenizer::from_bytes_with(
             files.src_tokenizer,
             FILE_NAMES.src_tokenizer,
             config.special_ids(),
+            config.tokenizer_rules,
         )?;
-        let tgt_tokenizer = TextTokenizer::from_bytes(
+        let tgt_tokenizer = TextTokenizer::from_bytes_with(
             files.tgt_tokenizer,
             FILE_NAMES.tgt_tokenizer,
             config.special_ids(),
+            config.tokenizer_rules,
         )?;
         for (side, tokenizer, size) in [
             ("source", &src_tokenizer, config.src_vocab_size),

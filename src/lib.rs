@@ -32,7 +32,11 @@ pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod data;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod import;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod recipes;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod spm;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 

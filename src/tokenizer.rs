@@ -14,7 +14,7 @@ use tokenizers::{
     Tokenizer, Trainer,
 };
 
-use crate::config::SpecialIds;
+use crate::config::{SpecialIds, TokenizerRules};
 use crate::error::{Error, Result};
 
 /// The special tokens `<pad>`, `<unk>`, `<s>`, `</s>`, in the order of [`SpecialIds`]' fields;
@@ -75,12 +75,34 @@ pub struct TextTokenizer {
     /// Whether spaces become word-start marks (a Metaspace pre-tokenizer): other whitespace
     /// (tab, newline) is then read as a space.
     word_starts: bool,
+    rules: TokenizerRules,
+    /// Marian rules: every vocabulary entry (without its [`OUTSIDE_MODEL`] mark) → its id.
+    lookup: HashMap<String, u32>,
+    /// Marian rules: the special tokens that literal text stands for, with their ids.
+    specials: Vec<(&'static str, u32)>,
 }
+
+/// In a tokenizer file written for [`TokenizerRules::Marian`], a vocabulary entry that this
+/// side's SentencePiece model lacks (the other language's pieces, `>>lang<<` codes, the special
+/// tokens) starts with this mark, a plain space. The segmentation only ever sees spaces as `▁`,
+/// so it never matches such an entry, as SentencePiece would not; the rules strip the mark to
+/// look a run of unknown characters up whole, as `MarianTokenizer` does.
+pub const OUTSIDE_MODEL: char = ' ';
 
 impl TextTokenizer {
     /// Load a `tokenizer.json` whose special tokens sit at `ids`; `file` names it in error
     /// messages.
     pub fn from_bytes(bytes: &[u8], file: &str, ids: SpecialIds) -> Result<Self> {
+        Self::from_bytes_with(bytes, file, ids, TokenizerRules::Plain)
+    }
+
+    /// [`TextTokenizer::from_bytes`] with the rules the model's config names.
+    pub fn from_bytes_with(
+        bytes: &[u8],
+        file: &str,
+        ids: SpecialIds,
+        rules: TokenizerRules,
+    ) -> Result<Self> {
         let error = |message: String| Error::Tokenizer {
             file: file.to_string(),
             message,
@@ -99,7 +121,13 @@ impl TextTokenizer {
                     "token id {id} is not below the vocabulary size {size}"
                 ))
             })?;
-            *slot = token;
+            *slot = match rules {
+                TokenizerRules::Marian => token
+                    .strip_prefix(OUTSIDE_MODEL)
+                    .map(str::to_string)
+                    .unwrap_or(token),
+                TokenizerRules::Plain => token,
+            };
         }
         if let Some(hole) = vocab.iter().position(String::is_empty) {
             return Err(error(format!("token id {hole} has no token")));
@@ -108,17 +136,35 @@ impl TextTokenizer {
             .into_iter()
             .zip(SPECIAL_TOKENS)
         {
+            // A decoder that starts from <pad> (Marian) has no <s>.
+            if special == "<s>" && ids.bos == ids.pad {
+                continue;
+            }
             let found = vocab.get(id as usize).map(String::as_str);
             if found != Some(special) {
                 return Err(error(format!("id {id} must be {special}, found {found:?}")));
             }
         }
         let word_starts = uses_metaspace(&document["pre_tokenizer"]);
+        let (lookup, specials) = match rules {
+            TokenizerRules::Plain => (HashMap::new(), vec![]),
+            TokenizerRules::Marian => (
+                vocab
+                    .iter()
+                    .enumerate()
+                    .map(|(id, entry)| (entry.clone(), id as u32))
+                    .collect(),
+                vec![("</s>", ids.eos), ("<unk>", ids.unk), ("<pad>", ids.pad)],
+            ),
+        };
         Ok(Self {
             inner,
             vocab,
             unk_id: ids.unk,
             word_starts,
+            rules,
+            lookup,
+            specials,
         })
     }
 
@@ -134,6 +180,9 @@ impl TextTokenizer {
 
     /// Cut `text` into tokens. Never fails on odd text: unknown pieces become `<unk>`.
     pub fn encode(&self, text: &str) -> Result<Encoded> {
+        if self.rules == TokenizerRules::Marian {
+            return self.encode_marian(text);
+        }
         // One byte for one byte, so every span still points into `text`.
         let spaced;
         let model_text = if self.word_starts {
@@ -172,6 +221,75 @@ impl TextTokenizer {
             encoded.spans.push((start, end));
         }
         self.drop_extra_word_starts(&mut encoded);
+        Ok(encoded)
+    }
+
+    /// `MarianTokenizer.tokenize`: split on the literal special tokens; in each other chunk a
+    /// leading `>>code<<` is one token, the rest is segmented, and a run of unknown characters
+    /// (one `<unk>` piece, its surface text kept) is looked up whole in the joint vocabulary.
+    fn encode_marian(&self, text: &str) -> Result<Encoded> {
+        let fail = |e: tokenizers::Error| Error::Tokenizer {
+            file: "tokenizer".into(),
+            message: e.to_string(),
+        };
+        let mut encoded = Encoded {
+            ids: vec![],
+            tokens: vec![],
+            unknown: vec![],
+            spans: vec![],
+        };
+        let mut push = |id: u32, shown: String, span: (usize, usize)| {
+            encoded.ids.push(id);
+            encoded.tokens.push(shown);
+            encoded.unknown.push(id == self.unk_id);
+            encoded.spans.push(span);
+        };
+        for (start, end, special) in split_on(text, &self.specials) {
+            if let Some(id) = special {
+                push(id, visible(&text[start..end]), (start, end));
+                continue;
+            }
+            let mut from = start;
+            let chunk = &text[start..end];
+            if let Some(at) = chunk.strip_prefix(">>").and_then(|rest| rest.find("<<")) {
+                let code = &chunk[..at + 4];
+                let id = self.lookup.get(code).copied().unwrap_or(self.unk_id);
+                push(id, visible(code), (start, start + code.len()));
+                from += code.len();
+            }
+            let rest = &text[from..end];
+            // SentencePiece gives nothing for text that normalizes to nothing (spaces only).
+            let mut normalized = tokenizers::NormalizedString::from(rest);
+            if let Some(normalizer) = self.inner.get_normalizer() {
+                normalizer.normalize(&mut normalized).map_err(fail)?;
+            }
+            if normalized.get().is_empty() {
+                continue;
+            }
+            let encoding = self.inner.encode(rest, false).map_err(fail)?;
+            for ((&id, surface), &(s, e)) in encoding
+                .get_ids()
+                .iter()
+                .zip(encoding.get_tokens())
+                .zip(encoding.get_offsets())
+            {
+                let id = if id == self.unk_id {
+                    self.lookup.get(surface).copied().unwrap_or(self.unk_id)
+                } else {
+                    id
+                };
+                let original = text.get(from + s..from + e).filter(|s| !s.is_empty());
+                let entry = self.token(id).unwrap_or_default();
+                let shown = match original {
+                    Some(piece) if entry.starts_with(WORD_START) && id != self.unk_id => {
+                        format!("{WORD_START}{}", visible(piece.trim_start()))
+                    }
+                    Some(piece) => visible(piece),
+                    None => visible(entry),
+                };
+                push(id, shown, (from + s, from + e));
+            }
+        }
         Ok(encoded)
     }
 
@@ -246,12 +364,29 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
     fn normalizer(value: &Value) -> std::result::Result<(), String> {
         match typed(value) {
             Some("NFKC" | "Lowercase") => Ok(()),
+            // SentencePiece's compiled normalization rules (imported Marian tokenizers).
+            Some("Precompiled") => match value.get("precompiled_charsmap") {
+                Some(Value::String(text)) => check_charsmap(text),
+                _ => Err("a Precompiled normalizer needs a `precompiled_charsmap` string".into()),
+            },
+            Some("Replace") => {
+                let pattern = value.get("pattern");
+                let ok = pattern
+                    .and_then(|p| p.get("Regex").or_else(|| p.get("String")))
+                    .is_some_and(Value::is_string)
+                    && value.get("content").is_some_and(Value::is_string);
+                if ok {
+                    Ok(())
+                } else {
+                    Err("a Replace normalizer needs a String or Regex `pattern` and a `content` string".into())
+                }
+            }
             Some("Sequence") => match value.get("normalizers").and_then(Value::as_array) {
                 Some(items) => items.iter().try_for_each(normalizer),
                 None => Err("a Sequence normalizer needs a `normalizers` list".into()),
             },
             other => Err(format!(
-                "unsupported normalizer {other:?} (NFKC, Lowercase, Sequence)"
+                "unsupported normalizer {other:?} (NFKC, Lowercase, Precompiled, Replace, Sequence)"
             )),
         }
     }
@@ -316,7 +451,8 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
     match typed(model) {
         Some("WordLevel") => {}
         Some("BPE") => check_bpe(model)?,
-        _ => return Err("the model must be WordLevel or BPE".into()),
+        Some("Unigram") => return check_unigram(model),
+        _ => return Err("the model must be WordLevel, BPE or Unigram".into()),
     }
     let vocab = model
         .get("vocab")
@@ -334,6 +470,35 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// Cut `text` at every occurrence of the `specials`' strings (leftmost first): `(start, end,
+/// Some(id))` for a special token, `(start, end, None)` for the non-empty text between.
+fn split_on(text: &str, specials: &[(&str, u32)]) -> Vec<(usize, usize, Option<u32>)> {
+    let mut out = vec![];
+    let mut from = 0;
+    let mut at = 0;
+    while at < text.len() {
+        let found = specials
+            .iter()
+            .find(|(s, _)| text[at..].starts_with(s))
+            .copied();
+        match found {
+            Some((s, id)) => {
+                if from < at {
+                    out.push((from, at, None));
+                }
+                out.push((at, at + s.len(), Some(id)));
+                at += s.len();
+                from = at;
+            }
+            None => at += text[at..].chars().next().map_or(1, char::len_utf8),
+        }
+    }
+    if from < text.len() {
+        out.push((from, text.len(), None));
+    }
+    out
+}
+
 /// Whether a pre-tokenizer (or one in its sequence) is Metaspace.
 fn uses_metaspace(value: &Value) -> bool {
     match value.get("type").and_then(Value::as_str) {
@@ -344,6 +509,134 @@ fn uses_metaspace(value: &Value) -> bool {
             .is_some_and(|items| items.iter().any(uses_metaspace)),
         _ => false,
     }
+}
+
+/// Decode standard base64 (with or without padding); `None` if it is not base64.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let digits = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= u32::from(value(c)?) << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        match chunk.len() {
+            4 => out.extend(&bytes[1..4]),
+            3 => out.extend(&bytes[1..3]),
+            2 => out.push(bytes[1]),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// A SentencePiece compiled character map that `tokenizers` can use without indexing out of
+/// its arrays: `tokenizers` (spm_precompiled 0.1.4) walks the map's double-array trie without
+/// bounds checks, so a corrupt map in a model a person opens would panic the page's worker.
+/// Every state any input can reach is visited once and each read it would make is checked.
+fn check_charsmap(base64: &str) -> std::result::Result<(), String> {
+    let bad = |why: &str| Err(format!("the Precompiled character map is corrupt ({why})"));
+    let Some(bytes) = base64_decode(base64) else {
+        return bad("not base64");
+    };
+    let Some(size) = bytes
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    else {
+        return bad("shorter than its header");
+    };
+    let trie_end = 4 + (size as usize / 4) * 4;
+    let Some(trie_bytes) = bytes.get(4..trie_end) else {
+        return bad("the trie is longer than the file");
+    };
+    let units: Vec<usize> = trie_bytes
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .collect();
+    let Ok(normalized) = std::str::from_utf8(&bytes[trie_end..]) else {
+        return bad("its replacement text is not UTF-8");
+    };
+    // spm_precompiled's unit accessors.
+    let offset = |u: usize| (u >> 10) << ((u & (1 << 9)) >> 6);
+    let label = |u: usize| u & ((1 << 31) | 0xff);
+    let has_leaf = |u: usize| (u >> 8) & 1 == 1;
+    let leaf_value = |u: usize| u & ((1 << 31) - 1);
+    let Some(&root) = units.first() else {
+        return bad("an empty trie");
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![offset(root)];
+    while let Some(node) = stack.pop() {
+        if !seen.insert(node) {
+            continue;
+        }
+        // Every byte UTF-8 text can hold (the walk stops at 0).
+        for c in (1..=0xf4usize).filter(|c| !matches!(c, 0xc0 | 0xc1)) {
+            let Some(&unit) = units.get(node ^ c) else {
+                return bad("a transition outside the trie");
+            };
+            if label(unit) != c {
+                continue;
+            }
+            let next = (node ^ c) ^ offset(unit);
+            if has_leaf(unit) {
+                let Some(&leaf) = units.get(next) else {
+                    return bad("a value outside the trie");
+                };
+                let start = leaf_value(leaf);
+                if start > normalized.len() || !normalized.is_char_boundary(start) {
+                    return bad("a replacement outside its text");
+                }
+            }
+            stack.push(next);
+        }
+    }
+    Ok(())
+}
+
+/// A Unigram model as `attnscope import marian` writes it: `[piece, score]` pairs with finite
+/// scores, an `unk_id` inside them, no byte fallback.
+fn check_unigram(model: &Value) -> std::result::Result<(), String> {
+    let vocab = model
+        .get("vocab")
+        .and_then(Value::as_array)
+        .ok_or("the Unigram model has no `vocab` list")?;
+    if vocab.is_empty() || vocab.len() > crate::config::MAX_VOCAB {
+        return Err(format!(
+            "the Unigram vocabulary has {} entries (1..=200000)",
+            vocab.len()
+        ));
+    }
+    let entry_ok = |entry: &Value| {
+        entry.as_array().is_some_and(|pair| {
+            pair.len() == 2
+                && pair[0].as_str().is_some_and(|s| !s.is_empty())
+                && pair[1].as_f64().is_some_and(f64::is_finite)
+        })
+    };
+    if !vocab.iter().all(entry_ok) {
+        return Err("every Unigram entry must be [non-empty piece, finite score]".into());
+    }
+    if model
+        .get("unk_id")
+        .and_then(Value::as_u64)
+        .is_none_or(|id| id >= vocab.len() as u64)
+    {
+        return Err("the Unigram model needs an `unk_id` inside its vocabulary".into());
+    }
+    if model.get("byte_fallback") == Some(&Value::Bool(true)) {
+        return Err("byte fallback is not supported".into());
+    }
+    Ok(())
 }
 
 /// The BPE fields attnscope writes: merges as pairs or "a b" strings, no dropout, no byte
@@ -605,6 +898,55 @@ mod tests {
             unseen.tokens.concat().replace('▁', " ").trim(),
             "Theapples 🍎"
         );
+    }
+
+    #[test]
+    fn corrupt_character_maps_are_errors_not_panics() {
+        // The nmt_nfkc map of a real SentencePiece model passes.
+        let file = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/marian/en_zh_swish_tied/hf/source.spm"
+        ))
+        .unwrap();
+        let spm = crate::spm::SentencePieceModel::from_bytes(&file, "source.spm").unwrap();
+        let map = &spm.normalizer.precompiled_charsmap;
+        assert_eq!(map.len(), 240_007);
+        let encoded = crate::import::base64(map);
+        assert_eq!(base64_decode(&encoded).as_deref(), Some(map.as_slice()));
+        check_charsmap(&encoded).unwrap();
+        // Damaged copies: each is rejected or, where the damage is harmless, accepted; a
+        // tokenizer built from an accepted one normalizes text without panicking.
+        let mut rng = crate::sampling::Rng::new(7);
+        for round in 0..40 {
+            let mut damaged = map.clone();
+            match round % 3 {
+                0 => damaged.truncate((rng.next_u64() % (map.len()) as u64) as usize),
+                1 => {
+                    for _ in 0..8 {
+                        let at = (rng.next_u64() % (map.len()) as u64) as usize;
+                        damaged[at] = (rng.next_u64() % (256)) as u8;
+                    }
+                }
+                _ => {
+                    let at = 4 + 4 * (rng.next_u64() % (1000)) as usize;
+                    damaged[at..at + 4].copy_from_slice(&[0xff, 0xff, 0xff, 0x7f]);
+                }
+            }
+            let encoded = crate::import::base64(&damaged);
+            if check_charsmap(&encoded).is_ok() {
+                let normalizer: tokenizers::NormalizerWrapper = serde_json::from_value(
+                    json!({"type": "Precompiled", "precompiled_charsmap": encoded}),
+                )
+                .unwrap();
+                for text in ["I love eating apples.", "ｆｕｌｌ ﬁ …", "我爱吃苹果。😀"]
+                {
+                    let mut s = tokenizers::NormalizedString::from(text);
+                    let _ = normalizer.normalize(&mut s);
+                }
+            }
+        }
+        assert!(check_charsmap("not base64!").is_err());
+        assert!(check_charsmap("").is_err());
     }
 
     #[test]

@@ -270,6 +270,8 @@ pub struct Started {
     pub encoder_self_attention: AttentionStack,
     /// Decoder layers (the decoder stacks start empty).
     pub decoder_layers: usize,
+    /// Heads of each decoder attention (may differ from the encoder's).
+    pub decoder_heads: usize,
     /// The decoder's first input token: id and text.
     pub start_token: (u32, String),
     /// Which source tokens are `<pad>`.
@@ -284,10 +286,10 @@ impl Trace {
             source,
             encoder_self_attention,
             decoder_layers,
+            decoder_heads: heads,
             start_token,
             padding_mask,
         } = started;
-        let heads = encoder_self_attention.heads;
         let src_len = source.ids.len();
         Self {
             model,

@@ -432,7 +432,13 @@ impl<'m> LayerParts<'m> {
 
     /// `{prefix}.{self_attn,cross_attn}.*`, `{prefix}.ffn.*`, `{prefix}.norm_{1,2,3}.*`.
     fn walk(self, config: &ModelConfig, prefix: &str, f: &mut Visit<'_>) -> Result<()> {
-        let (d, d_ff) = (config.d_model, config.d_ff);
+        let d = config.d_model;
+        // Decoder layers have three norms, encoder layers two.
+        let d_ff = if self.norms.len() == 3 {
+            config.decoder_d_ff()
+        } else {
+            config.encoder_d_ff()
+        };
         for (name, block) in self.attentions {
             let projections = match block {
                 Some(b) => [

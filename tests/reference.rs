@@ -101,7 +101,13 @@ impl Reference {
         kv_in: &Matrix,
         hidden: &dyn Fn(usize, usize) -> bool,
     ) -> (Matrix, Vec<f32>) {
-        let (h, d) = (self.config.n_heads, self.config.d_model);
+        // Encoder blocks have the encoder's head count; decoder blocks (self and cross) theirs.
+        let h = if prefix.starts_with("encoder") {
+            self.config.encoder_heads()
+        } else {
+            self.config.decoder_heads()
+        };
+        let d = self.config.d_model;
         let dk = d / h;
         let bias = self.config.attention_bias;
         let q = self.linear(q_in, &format!("{prefix}.w_q"), bias);
@@ -367,7 +373,7 @@ fn shipped_date_iso_matches_the_reference() {
 #[test]
 fn every_architecture_option_matches_the_reference() {
     type Change = fn(&mut ModelConfig);
-    let options: [(&str, Change); 5] = [
+    let options: [(&str, Change); 6] = [
         ("attention biases", |c| c.attention_bias = true),
         ("gelu", |c| c.activation = Activation::Gelu),
         ("swish", |c| c.activation = Activation::Swish),
@@ -375,12 +381,18 @@ fn every_architecture_option_matches_the_reference() {
         ("split positions", |c| {
             c.positional_layout = PositionalLayout::Split
         }),
+        ("decoder heads and width of its own", |c| {
+            c.n_decoder_heads = Some(2);
+            c.d_ff_decoder = Some(40);
+        }),
     ];
     let all: Change = |c| {
         c.attention_bias = true;
         c.activation = Activation::Swish;
         c.tie_output = true;
         c.positional_layout = PositionalLayout::Split;
+        c.n_decoder_heads = Some(2);
+        c.d_ff_decoder = Some(40);
     };
     for (name, change) in options.into_iter().chain([("all together", all)]) {
         for norm_first in [false, true] {

@@ -85,8 +85,8 @@ pub struct MultiHeadAttention {
 }
 
 impl MultiHeadAttention {
-    /// A randomly initialised block (Xavier-uniform projections).
-    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+    /// A randomly initialised block with `n_heads` heads (Xavier-uniform projections).
+    pub fn new(config: &ModelConfig, n_heads: usize, device: &Device) -> Self {
         let linear = || {
             LinearConfig::new(config.d_model, config.d_model)
                 .with_bias(config.attention_bias)
@@ -99,8 +99,8 @@ impl MultiHeadAttention {
             w_v: linear(),
             w_o: linear(),
             dropout: DropoutConfig::new(config.dropout).init(),
-            n_heads: config.n_heads,
-            d_k: config.d_k(),
+            n_heads,
+            d_k: config.d_model / n_heads.max(1),
             mask_value: config.mask_value,
         }
     }

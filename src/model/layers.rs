@@ -30,14 +30,14 @@ pub struct FeedForward {
 }
 
 impl FeedForward {
-    /// A randomly initialised block.
-    pub fn new(config: &ModelConfig, device: &Device) -> Self {
+    /// A randomly initialised block with hidden width `d_ff`.
+    pub fn new(config: &ModelConfig, d_ff: usize, device: &Device) -> Self {
         let xavier = Initializer::XavierUniform { gain: 1.0 };
         Self {
-            linear_1: LinearConfig::new(config.d_model, config.d_ff)
+            linear_1: LinearConfig::new(config.d_model, d_ff)
                 .with_initializer(xavier.clone())
                 .init(device),
-            linear_2: LinearConfig::new(config.d_ff, config.d_model)
+            linear_2: LinearConfig::new(d_ff, config.d_model)
                 .with_initializer(xavier)
                 .init(device),
             dropout: DropoutConfig::new(config.dropout).init(),
@@ -124,8 +124,8 @@ impl EncoderLayer {
     /// A randomly initialised layer.
     pub fn new(config: &ModelConfig, device: &Device) -> Self {
         Self {
-            self_attn: MultiHeadAttention::new(config, device),
-            ffn: FeedForward::new(config, device),
+            self_attn: MultiHeadAttention::new(config, config.encoder_heads(), device),
+            ffn: FeedForward::new(config, config.encoder_d_ff(), device),
             residual_1: Residual::new(config, device),
             residual_2: Residual::new(config, device),
         }
@@ -240,9 +240,9 @@ impl DecoderLayer {
     /// A randomly initialised layer.
     pub fn new(config: &ModelConfig, device: &Device) -> Self {
         Self {
-            self_attn: MultiHeadAttention::new(config, device),
-            cross_attn: MultiHeadAttention::new(config, device),
-            ffn: FeedForward::new(config, device),
+            self_attn: MultiHeadAttention::new(config, config.decoder_heads(), device),
+            cross_attn: MultiHeadAttention::new(config, config.decoder_heads(), device),
+            ffn: FeedForward::new(config, config.decoder_d_ff(), device),
             residual_1: Residual::new(config, device),
             residual_2: Residual::new(config, device),
             residual_3: Residual::new(config, device),

@@ -56,8 +56,8 @@ impl Session {
             .collect();
         let data = read_back(parts).await?;
         // data[layer] is [batch, heads, len, len]; regroup per sentence.
-        let per = config.n_heads * len * len;
-        let (layers, heads) = (config.n_encoder_layers, config.n_heads);
+        let per = config.encoder_heads() * len * len;
+        let (layers, heads) = (config.n_encoder_layers, config.encoder_heads());
         let encoder_self_attention = (0..batch)
             .map(|b| {
                 let sentence = data

@@ -120,7 +120,7 @@ impl Session {
             .map(|a| flat(a.weights.clone()))
             .collect();
         let data = read_back(parts).await?.concat();
-        let (layers, heads) = (config.n_encoder_layers, config.n_heads);
+        let (layers, heads) = (config.n_encoder_layers, config.encoder_heads());
         let encoder_self_attention = AttentionStack::new(layers, heads, len, len, data);
         let cross = self.loaded.model.cross_key_values(encoded.memory.clone());
         let trace = Trace::new(Started {
@@ -129,6 +129,7 @@ impl Session {
             source,
             encoder_self_attention,
             decoder_layers: config.n_decoder_layers,
+            decoder_heads: config.decoder_heads(),
             start_token: (config.bos_id, self.target_text(config.bos_id)),
         });
         self.state = Some(Decoding {
@@ -403,7 +404,7 @@ impl Session {
         let cross_parts = data.by_ref().take(layers).collect::<Vec<_>>().concat();
         let logits = data.next().unwrap_or_default();
         let src_len = state.trace.src_ids.len();
-        let heads = config.n_heads;
+        let heads = config.decoder_heads();
         Ok((
             AttentionStack::new(layers, heads, rows, rows, self_parts),
             AttentionStack::new(layers, heads, rows, src_len, cross_parts),

@@ -25,14 +25,11 @@ pub struct Focus {
 impl Focus {
     /// Whether the model has this layer and head; an `OutOfRange` error says which does not.
     pub fn check(&self, config: &ModelConfig) -> Result<()> {
-        let layers = match self.kind {
-            AttentionKind::EncoderSelf => config.n_encoder_layers,
-            _ => config.n_decoder_layers,
+        let (layers, heads) = match self.kind {
+            AttentionKind::EncoderSelf => (config.n_encoder_layers, config.encoder_heads()),
+            _ => (config.n_decoder_layers, config.decoder_heads()),
         };
-        for (what, index, len) in [
-            ("layer", self.layer, layers),
-            ("head", self.head, config.n_heads),
-        ] {
+        for (what, index, len) in [("layer", self.layer, layers), ("head", self.head, heads)] {
             if index >= len {
                 return Err(Error::OutOfRange { what, index, len });
             }
@@ -144,18 +141,23 @@ impl Session {
         let head_matrix = |all: &[f32], h: usize| all[h * size..(h + 1) * size].to_vec();
         let mut entropy = vec![];
         let mut unscaled_entropy = vec![];
-        for h in 0..config.n_heads {
+        let heads = match kind {
+            AttentionKind::EncoderSelf => config.encoder_heads(),
+            _ => config.decoder_heads(),
+        };
+        let d_k = config.d_model / heads.max(1);
+        for h in 0..heads {
             entropy.push(mean_row_entropy(&head_matrix(&weights_all, h), keys));
             let unscaled = masked_softmax(&head_matrix(&raw_all, h), &hidden, keys);
             unscaled_entropy.push(mean_row_entropy(&unscaled, keys));
         }
         let raw = head_matrix(&raw_all, head);
-        let scale = (config.d_k() as f32).sqrt();
+        let scale = (d_k as f32).sqrt();
         Ok(HeadStages {
             kind,
             layer,
             head,
-            d_k: config.d_k(),
+            d_k,
             queries,
             keys,
             query_tokens,

@@ -1,0 +1,294 @@
+//! `attnscope import marian` against Hugging Face `transformers` itself: three tiny random
+//! MarianMT checkpoints and what `transformers` 4.57.6 computed with them
+//! (`tests/fixtures/marian/`, made by `scripts/marian/make_fixtures.py`; no torch here).
+//!
+//! For each checkpoint: the token ids of `MarianTokenizer`, every attention matrix within 1e-4,
+//! the logits within 1e-3, and the same greedy tokens. For two tokenizer setups (nmt_nfkc and
+//! identity normalization): the ids of 500 data sentences and 29 odd strings on both sides, and
+//! the decoded text.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::PathBuf;
+
+use attnscope::import::{marian, ImportOptions, Imported};
+use attnscope::tokenizer::join_pieces;
+use attnscope::{block_on, LoadedModel, Session};
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use serde_json::Value;
+
+fn fixtures() -> PathBuf {
+    common::repo().join("tests/fixtures/marian")
+}
+
+fn import(hf_dir: &str) -> Imported {
+    marian(&fixtures().join(hf_dir), &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{hf_dir}: {e}"))
+}
+
+fn json(path: PathBuf) -> Value {
+    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+fn ids(value: &Value) -> Vec<u32> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u32)
+        .collect()
+}
+
+/// Every number of a nested JSON array, row-major.
+fn flatten(value: &Value, out: &mut Vec<f32>) {
+    match value {
+        Value::Array(items) => items.iter().for_each(|v| flatten(v, out)),
+        Value::Number(n) => out.push(n.as_f64().unwrap() as f32),
+        other => panic!("not a number: {other}"),
+    }
+}
+
+fn floats(value: &Value) -> Vec<f32> {
+    let mut out = vec![];
+    flatten(value, &mut out);
+    out
+}
+
+fn tensor_values<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
+    tensor.into_data().try_to_vec::<f32>().unwrap()
+}
+
+fn load(imported: &Imported) -> LoadedModel {
+    imported
+        .with_files(|files| LoadedModel::load(files, &Device::flex()))
+        .unwrap()
+        .unwrap()
+}
+
+/// Teacher-forced pass over `decoder_input_ids`: encoder, decoder and cross attentions as
+/// `[layers][heads][queries][keys]` flattened, and the logits `[tgt][vocab]`.
+fn forward(loaded: &LoadedModel, src: &[u32], tgt: &[u32]) -> [Vec<f32>; 4] {
+    let device = Device::flex();
+    let tensor = |ids: &[u32]| {
+        let values: Vec<i64> = ids.iter().map(|&id| id as i64).collect();
+        Tensor::<2, Int>::from_data(TensorData::new(values, [1, ids.len()]), &device)
+    };
+    let encoded = loaded.model.encode(tensor(src), None);
+    let decoded = loaded.model.decode(tensor(tgt), &encoded, None);
+    let encoder = encoded
+        .attention
+        .iter()
+        .flat_map(|a| tensor_values(a.weights.clone()))
+        .collect();
+    let decoder = decoded
+        .attention
+        .iter()
+        .flat_map(|a| tensor_values(a.self_attention.weights.clone()))
+        .collect();
+    let cross = decoded
+        .attention
+        .iter()
+        .flat_map(|a| tensor_values(a.cross_attention.weights.clone()))
+        .collect();
+    [encoder, decoder, cross, tensor_values(decoded.logits)]
+}
+
+fn check_checkpoint(name: &str) {
+    let expected = json(fixtures().join(name).join("expected.json"));
+    let imported = import(&format!("{name}/hf"));
+    let loaded = load(&imported);
+    let eos = imported.config.eos_id;
+    let mut session = imported
+        .with_files(|files| Session::load(files, Device::flex()))
+        .unwrap()
+        .unwrap();
+    let cases = expected["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 3);
+    for (n, case) in cases.iter().enumerate() {
+        let what = format!("{name} case {n}");
+        let text = case["text"].as_str().unwrap();
+        let input_ids = ids(&case["input_ids"]);
+
+        // Token ids, as the page's session makes them (</s> appended).
+        let source = session.tokenize_source(text).unwrap();
+        assert_eq!(source.ids, input_ids, "{what}: token ids");
+
+        // Attention and logits of one teacher-forced pass.
+        let decoder_input = ids(&case["decoder_input_ids"]);
+        let [encoder, decoder, cross, logits] = forward(&loaded, &input_ids, &decoder_input);
+        common::assert_close(
+            &format!("{what}: encoder attention"),
+            &encoder,
+            &floats(&case["encoder_attentions"]),
+            1e-4,
+        );
+        common::assert_close(
+            &format!("{what}: decoder attention"),
+            &decoder,
+            &floats(&case["decoder_attentions"]),
+            1e-4,
+        );
+        common::assert_close(
+            &format!("{what}: cross attention"),
+            &cross,
+            &floats(&case["cross_attentions"]),
+            1e-4,
+        );
+        common::assert_close(
+            &format!("{what}: logits"),
+            &logits,
+            &floats(&case["logits"]),
+            1e-3,
+        );
+
+        // Greedy decoding through the session, as the page runs it. transformers stops after
+        // 20 new tokens and forces </s> as the 20th (forced_eos_token_id); up to that point
+        // the tokens are the model's own choice and must be the same.
+        let generated = ids(&case["generated_ids"]);
+        block_on(session.start(text)).unwrap();
+        while !session.finished() && session.trace().unwrap().tgt_ids.len() < generated.len() {
+            block_on(session.step()).unwrap();
+        }
+        let ours = &session.trace().unwrap().tgt_ids;
+        let forced = generated.len() == 21 && generated[20] == eos;
+        let compare = if forced { 20 } else { generated.len() };
+        assert_eq!(
+            &ours[..compare],
+            &generated[..compare],
+            "{what}: greedy tokens"
+        );
+        if !forced {
+            assert_eq!(ours.len(), generated.len(), "{what}: stops at </s>");
+        }
+    }
+}
+
+#[test]
+fn swish_tied_multi_target_checkpoint_matches_transformers() {
+    check_checkpoint("en_zh_swish_tied");
+}
+
+#[test]
+fn gelu_untied_checkpoint_matches_transformers() {
+    check_checkpoint("zh_en_gelu_untied");
+}
+
+#[test]
+fn relu_unshared_checkpoint_with_its_own_decoder_heads_matches_transformers() {
+    check_checkpoint("en_zh_relu_unshared");
+}
+
+/// `MarianTokenizer` ids for 500 data sentences and 29 odd strings, source and target side,
+/// with nmt_nfkc and with identity normalization; and `decode(labels, skip_special_tokens)`.
+#[test]
+fn tokenizers_give_marian_tokenizer_ids() {
+    let expected = json(fixtures().join("tokenizer_ids.json"));
+    for setup in expected["setups"].as_array().unwrap() {
+        let hf_dir = setup["hf_dir"].as_str().unwrap();
+        let loaded = load(&import(hf_dir));
+        let config = &loaded.config;
+        let specials = [config.eos_id, config.unk_id, config.pad_id];
+        let cases = setup["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 529, "{hf_dir}");
+        let mut failures = vec![];
+        for case in cases {
+            for (side, tokenizer, text, want) in [
+                (
+                    "source",
+                    &loaded.src_tokenizer,
+                    &case["text"],
+                    &case["input_ids"],
+                ),
+                (
+                    "target",
+                    &loaded.tgt_tokenizer,
+                    &case["target_text"],
+                    &case["labels"],
+                ),
+            ] {
+                let text = text.as_str().unwrap();
+                let mut got = tokenizer.encode(text).unwrap().ids;
+                got.push(config.eos_id);
+                if got != ids(want) {
+                    failures.push(format!("{side} {text:?}: {got:?} != {want}"));
+                }
+            }
+            let labels = ids(&case["labels"]);
+            let pieces = labels
+                .iter()
+                .filter(|id| !specials.contains(id))
+                .filter_map(|&id| loaded.tgt_tokenizer.token(id));
+            let decoded = join_pieces(pieces, &config.tgt_joiner);
+            if decoded != case["decoded"].as_str().unwrap() {
+                failures.push(format!(
+                    "decode {labels:?}: {decoded:?} != {}",
+                    case["decoded"]
+                ));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{hf_dir} ({}): {} of {} differ:\n{}",
+            setup["normalization_rule_name"],
+            failures.len(),
+            cases.len() * 3,
+            failures.join("\n")
+        );
+    }
+}
+
+/// What the importer refuses, each with a message that says what and why.
+#[test]
+fn unsupported_checkpoints_are_explained() {
+    let dir = std::env::temp_dir().join(format!("attnscope-marian-{}", std::process::id()));
+    let copy = |edit: &dyn Fn(&mut Value)| {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let source = fixtures().join("en_zh_swish_tied/hf");
+        for entry in std::fs::read_dir(&source).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+        let mut config = json(dir.join("config.json"));
+        edit(&mut config);
+        std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+        marian(&dir, &ImportOptions::default())
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert!(copy(&|c| c["activation_function"] = "gelu_new".into())
+        .contains("activation_function \"gelu_new\" is not supported"));
+    assert!(copy(&|c| c["model_type"] = "bart".into()).contains("model_type \"bart\""));
+    assert!(copy(&|c| c["normalize_before"] = true.into()).contains("normalize_before"));
+    assert!(copy(&|c| {
+        c["vocab_size"] = 500.into();
+        c["decoder_vocab_size"] = 500.into();
+    })
+    .contains("vocab.json has 418 entries, config.json's vocab_size is 500"));
+    assert!(copy(&|c| c["tie_word_embeddings"] = false.into()).contains("lm_head.weight"));
+    // A truncated weights file.
+    let message = {
+        copy(&|_| {});
+        let weights = std::fs::read(dir.join("model.safetensors")).unwrap();
+        std::fs::write(dir.join("model.safetensors"), &weights[..weights.len() / 2]).unwrap();
+        marian(&dir, &ImportOptions::default())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(message.contains("model.safetensors"), "{message}");
+    // A foreign file where source.spm should be.
+    let message = {
+        copy(&|_| {});
+        std::fs::write(dir.join("source.spm"), b"{\"not\": \"a model\"}").unwrap();
+        marian(&dir, &ImportOptions::default())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        message.contains("source.spm: not a SentencePiece model"),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
