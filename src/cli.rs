@@ -147,6 +147,27 @@ enum Command {
         #[arg(long)]
         example: Option<String>,
     },
+    /// Write a randomly initialised model of a standard size (to time it: its output is noise).
+    Random {
+        /// `opus-mt` (opus-mt-en-zh's shape: d_model 512, 6+6 layers, 8 heads, d_ff 2048,
+        /// vocabulary 65,001, Marian's options), `base` (the paper's base model, vocabulary
+        /// 32,000), or `views` (6+6 layers of 8 heads at d_model 64 and the donor's own
+        /// vocabularies: as many attention maps as opus-mt, quick to run).
+        preset: String,
+        /// Output model folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Tokenizer words from this model folder (its source and target vocabularies).
+        #[arg(long, default_value = "models/en-zh")]
+        words_from: PathBuf,
+        /// Store the weights as F32 instead of F16.
+        #[arg(long)]
+        full_precision: bool,
+        /// Rows of the positional table: the longest source, and where decoding stops (a
+        /// random model never chooses </s>, so this sets the output length it is timed at).
+        #[arg(long, default_value_t = 512)]
+        max_len: usize,
+    },
     /// Evaluate a model folder on its held-out set.
     Eval {
         /// Model folder.
@@ -404,6 +425,13 @@ fn run(cli: Cli) -> Result<()> {
                 imported.weights.len() / 1_000_000
             );
         }
+        Command::Random {
+            preset,
+            out,
+            words_from,
+            full_precision,
+            max_len,
+        } => random_model(&preset, &out, &words_from, !full_precision, max_len)?,
         Command::Eval { model, data, dump } => {
             let folder = ModelFolder::read(&model)?;
             let name =
@@ -427,6 +455,126 @@ fn run(cli: Cli) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// A random model of a standard shape with word-level tokenizers: the source's words and the
+/// target's characters come from an existing model, padded with filler entries to the size.
+fn random_model(
+    preset: &str,
+    out: &Path,
+    words_from: &Path,
+    half: bool,
+    max_len: usize,
+) -> Result<()> {
+    use crate::config::{Activation, PositionalLayout};
+    use crate::tokenizer::{
+        tokenizer_json, Granularity, TextTokenizer, SPECIAL_TOKENS, WORD_START,
+    };
+    // Vocabulary (None: the donor's), d_model, d_ff, Marian's options.
+    let (vocab, d_model, d_ff, marian) = match preset {
+        "opus-mt" => (Some(65_001), 512, 2048, true),
+        "base" => (Some(32_000), 512, 2048, false),
+        "views" => (None, 64, 128, true),
+        other => {
+            return Err(Error::Usage(format!(
+                "unknown preset {other:?}: use opus-mt, base or views"
+            )))
+        }
+    };
+    let donor = ModelFolder::read(words_from)?;
+    let entries = |bytes: &[u8], strip: bool| -> Result<Vec<String>> {
+        let tokenizer = TextTokenizer::from_bytes(
+            bytes,
+            "donor tokenizer",
+            crate::config::SpecialIds::default(),
+        )?;
+        let mut seen = std::collections::HashSet::new();
+        Ok((0..tokenizer.vocab_size() as u32)
+            .filter_map(|id| tokenizer.token(id))
+            .filter(|t| !SPECIAL_TOKENS.contains(t))
+            .map(|t| {
+                if strip {
+                    t.trim_start_matches(WORD_START).to_lowercase()
+                } else {
+                    t.to_string()
+                }
+            })
+            .filter(|t| !t.is_empty() && seen.insert(t.clone()))
+            .collect())
+    };
+    let fill = |mut words: Vec<String>, prefix: &str| {
+        let Some(vocab) = vocab else {
+            return words;
+        };
+        let wanted = vocab - SPECIAL_TOKENS.len();
+        words.truncate(wanted);
+        let mut n = 0;
+        while words.len() < wanted {
+            words.push(format!("{prefix}{n}"));
+            n += 1;
+        }
+        words
+    };
+    let src_words = fill(entries(&donor.src_tokenizer, true)?, "w");
+    let tgt_words = fill(entries(&donor.tgt_tokenizer, false)?, "c");
+    let size = |words: &Vec<String>| words.len() + SPECIAL_TOKENS.len();
+    let mut config = crate::ModelConfig::en_zh(size(&src_words), size(&tgt_words));
+    config.name = format!("random-{preset}");
+    config.description = format!("Random weights, {preset} size: for timing only");
+    config.d_model = d_model;
+    config.n_heads = 8;
+    config.n_encoder_layers = 6;
+    config.n_decoder_layers = 6;
+    config.d_ff = d_ff;
+    config.max_len = max_len;
+    config.norm_first = false;
+    if marian {
+        config.attention_bias = true;
+        config.activation = Activation::Swish;
+        config.tie_output = true;
+        config.positional_layout = PositionalLayout::Split;
+    }
+    config.validate()?;
+    let device = Device::flex();
+    let mut model = crate::model::Transformer::new(&config, &device);
+    let weights = crate::weights::save_weights(&config, &mut model, half)?;
+    let files = [
+        (crate::FILE_NAMES.config, config.to_json()?.into_bytes()),
+        (crate::FILE_NAMES.weights, weights),
+        (
+            crate::FILE_NAMES.src_tokenizer,
+            tokenizer_json(Granularity::Words, &src_words).into_bytes(),
+        ),
+        (
+            crate::FILE_NAMES.tgt_tokenizer,
+            tokenizer_json(Granularity::Characters, &tgt_words).into_bytes(),
+        ),
+    ];
+    std::fs::create_dir_all(out).map_err(|e| Error::Io {
+        path: out.display().to_string(),
+        message: e.to_string(),
+    })?;
+    for (name, bytes) in &files {
+        let path = out.join(name);
+        std::fs::write(&path, bytes).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+    }
+    // It must load as the page would load it.
+    let folder = ModelFolder::read(out)?;
+    crate::LoadedModel::load(folder.files(), &device)?;
+    println!(
+        "wrote {} ({}): {} parameters, {} MB",
+        out.display(),
+        config.name,
+        crate::weights::expected_tensors(&config)
+            .iter()
+            .map(|(_, shape)| shape.iter().product::<usize>())
+            .sum::<usize>(),
+        files.iter().map(|(_, b)| b.len()).sum::<usize>() / 1_000_000
+    );
     Ok(())
 }
 

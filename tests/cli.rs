@@ -122,3 +122,75 @@ fn errors_are_one_line_and_fail() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// `import marian` writes a folder that `translate` runs: the output is the text transformers'
+/// `generate` decoded for the same checkpoint and sentence.
+#[test]
+fn import_marian_then_translate_gives_transformers_output() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-import-{}", std::process::id()));
+    let out_arg = out_dir.to_str().unwrap();
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &[
+            "import",
+            "marian",
+            "tests/fixtures/marian/zh_en_gelu_untied/hf",
+            "--out",
+            out_arg,
+            "--name",
+            "tiny-marian",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("(tiny-marian): d_model 32, 1+2 layers, 4/4 heads, vocabulary 418"));
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["translate", "--model", out_arg, "你答对了。"],
+    );
+    // tests/fixtures/marian/zh_en_gelu_untied/expected.json, case 1, generated_text.
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        "t I高的男是中国人:是中国人儿高的男"
+    );
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+/// `random views` writes a 6+6-layer, 8-head model that loads and decodes to its length limit.
+#[test]
+fn random_views_model_has_the_asked_shape() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-random-{}", std::process::id()));
+    let out_arg = out_dir.to_str().unwrap();
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["random", "views", "--out", out_arg, "--max-len", "20"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let folder = attnscope::folder::ModelFolder::read(&out_dir).unwrap();
+    let mut session = common::session(&folder);
+    let config = session.config().clone();
+    assert_eq!(
+        (
+            config.n_encoder_layers,
+            config.n_decoder_layers,
+            config.n_heads,
+            config.max_len
+        ),
+        (6, 6, 8, 20)
+    );
+    let trace = attnscope::block_on(session.translate("I love eating apples.")).unwrap();
+    assert_eq!(trace.cross_attention.layers, 6);
+    assert_eq!(trace.cross_attention.heads, 8);
+    // Random weights never choose </s> on purpose: decoding runs to the limit.
+    assert!(trace.tgt_ids.len() == 20 || trace.steps.last().map(|s| s.id) == Some(config.eos_id));
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
