@@ -2,7 +2,8 @@
 // loaded in a fresh worker that replaces the one in use only once it has loaded, so notices from a
 // worker not yet in use are held (backend news) or dropped (refreshes).
 //
-// Requests are { id, type, args }; replies { id, ok, result } or { id, ok: false, error, trap }.
+// Requests are { id, type, args }; replies { id, ok, result } or { id, ok: false, error, trap, problem }
+// (problem: { key, params } of www/i18n, or null).
 // Notices from the worker: { type: 'progress', label, loaded, total },
 // { type: 'backend', backend, preference, note, warming }, { type: 'refresh', result }.
 
@@ -29,6 +30,7 @@ export function createClient({ onProgress, onBackend, onRefresh, onFailure }) {
       } else {
         const error = new Error(msg.error);
         error.trap = msg.trap; // the wasm instance trapped: the worker is unusable
+        error.problem = msg.problem; // what the page can say in its own words, or null
         entry.reject(error);
       }
     }

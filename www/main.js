@@ -4,14 +4,16 @@
 // Every answer from the worker is { trace, stages, backend }: the whole trace so far and the
 // stages of the focused head (the selection, sent with every translation and on every change).
 // A model with a training timeline also offers its snapshots: picking one swaps the worker's
-// weights, and the answer redraws every view as any other does.
+// weights, and the answer redraws every view as any other does. A model opened from the person's
+// computer (www/open-model.js) joins the model selector once it has loaded.
 import { isSummaryHead, KINDS, parseHead } from './attention.js';
 import { createClient } from './client.js';
 import { el, option } from './dom.js';
 import { fileName, readTrace, saveJson, savePng, saveSvg } from './export.js';
 import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
 import { language, onLanguageChange, setLanguage, supportedLanguage, t } from './i18n.js';
-import { decodeState, encodeState } from './state.js';
+import { createOpenModel } from './open-model.js';
+import { decodeState, encodeState, LOCAL_MODEL_PREFIX } from './state.js';
 import { createAttribution } from './views/attribution.js';
 import { createBeamTree, pathIds } from './views/beamtree.js';
 import { createCompare } from './views/compare.js';
@@ -31,7 +33,7 @@ const DEBOUNCE_MS = 150;
 const DEFAULT_SELECTION = { kind: 'cross', layer: 0, head: 0 };
 
 const state = {
-  models: [],
+  models: [], // models/index.json's entries, then each model opened from the computer (www/open-model.js)
   model: null,
   config: null,
   trace: null,
@@ -539,6 +541,10 @@ async function boot(backend = $('backend-select').value, model = state.model) {
       return false;
     }
     client.adopt(next);
+    if (model.local && !state.models.includes(model)) {
+      addLocalModel(model, info.config);
+      if (model.example) $('source-input').value = model.example;
+    }
     if (state.model && model !== state.model) state.selection = { ...DEFAULT_SELECTION };
     state.model = model;
     state.config = info.config;
@@ -557,7 +563,7 @@ async function boot(backend = $('backend-select').value, model = state.model) {
     modelLoaded();
     $('model-select').value = model.name;
     document.body.dataset.model = model.name;
-    $('model-description').textContent = info.config.description || '';
+    showModelDescription();
     state.positional = info.positional;
     positional.render(info.positional);
     $('loading').hidden = true;
@@ -572,10 +578,74 @@ async function boot(backend = $('backend-select').value, model = state.model) {
     if (ticket !== bootTicket) return false;
     $('loading').hidden = true;
     if (state.model) $('model-select').value = state.model.name;
-    showMessage(t('message.loadFailed', { model: model?.name, error: error.message }));
+    showMessage(loadFailed(model, error.problem ? problemText(error.problem) : error.message));
     return false;
   }
 }
+
+/** What the page says when `model` did not load because of `error` (a text). */
+function loadFailed(model, error) {
+  if (!model?.local || model.name) return t('message.loadFailed', { model: model ? modelTitle(model) : '', error });
+  return model.folder ? t('openModel.failedFolder', { folder: model.folder, error }) : t('openModel.failedFiles', { error });
+}
+
+/** A problem the worker reported as { key, params } in words of the page's language; a list as a list. */
+function problemText({ key, params }) {
+  const list = new Intl.ListFormat(language(), { type: 'conjunction' });
+  return t(
+    key,
+    Object.fromEntries(Object.entries(params).map(([name, value]) => [name, Array.isArray(value) ? list.format(value) : value])),
+  );
+}
+
+function showModelDescription() {
+  const description = state.config?.description || '';
+  $('model-description').textContent = state.model?.local
+    ? [t('openModel.fromComputer'), description].filter(Boolean).join(' ')
+    : description;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Models opened from the computer: each joins the selector once it has loaded, for as long as the
+// page is open. The page keeps its File objects, not its bytes: switching back to it reads them
+// again, in the new model's worker.
+
+/** How the selector and the messages name `model`. */
+function modelTitle(model) {
+  return model.local ? t('openModel.option', { name: model.label }) : model.name;
+}
+
+/** Open a picked or dropped model; the model on screen stays, and works, until the new one has loaded. */
+async function openLocalModel({ folder, entries }) {
+  if (state.saved) leaveSavedTrace();
+  sentenceOpen = false; // another model: a new entry in the history
+  await boot(undefined, { local: true, name: null, label: null, folder, sources: entries });
+}
+
+const localNames = new Set(); // every name a local model had: none is given twice
+
+/**
+ * `model` has loaded: name it after its config (or its folder), and add it to the selector. Each
+ * load gets a name of its own, since the comparison view and the links tell models apart by name;
+ * a model opened again replaces its older copy there.
+ */
+function addLocalModel(model, config) {
+  model.label = config.name || model.folder || t('openModel.unnamed');
+  model.example = config.example;
+  let name = `${LOCAL_MODEL_PREFIX}${model.label}`;
+  for (let n = 2; localNames.has(name); n++) name = `${LOCAL_MODEL_PREFIX}${model.label}-${n}`;
+  localNames.add(name);
+  model.name = name;
+  const older = state.models.findIndex((m) => m.local && m.label === model.label);
+  if (older >= 0) {
+    modelOption(state.models[older]).remove();
+    state.models.splice(older, 1);
+  }
+  state.models.push(model);
+  $('model-select').append(option(model.name, modelTitle(model)));
+}
+
+const modelOption = (model) => [...$('model-select').options].find((o) => o.value === model.name);
 
 async function switchModel(name) {
   const model = state.models.find((m) => m.name === name);
@@ -715,8 +785,9 @@ async function applyLink(hash, { first = null } = {}) {
   if (problems.length) showMessage(t('link.problems', { list: problems.map(describeProblem).join('; ') }), 'info');
 }
 
-function describeProblem({ field, value, unknown }) {
+function describeProblem({ field, value, unknown, local }) {
   if (field == null) return t('link.unreadable');
+  if (local) return t('link.localModel', { name: value });
   return t(unknown ? 'link.unknownField' : 'link.badField', { field, value });
 }
 
@@ -727,6 +798,8 @@ async function copyLink() {
     await navigator.clipboard.writeText(location.href);
     button.textContent = t('toolbar.copied');
     $('announcer').textContent = t('toolbar.copied');
+    // The link holds the sentence and the settings, but a local model's files stay here.
+    if (state.model?.local) showMessage(t('toolbar.copiedLocal', { name: modelTitle(state.model) }), 'info');
   } catch {
     // No clipboard here (an insecure origin, a refused permission): the address bar has the link.
     showMessage(t('toolbar.copyFailed', { link: location.href }), 'info');
@@ -743,6 +816,8 @@ function relabel(lang) {
   renderStepButtons();
   showSavedMode();
   if (backendNews) showBackend(backendNews);
+  for (const model of state.models) if (model.local) modelOption(model).textContent = modelTitle(model);
+  showModelDescription();
   if (state.positional) positional.render(state.positional);
   if (state.batch) masks.renderBatch(state.batch);
   if (state.timeline) timeline.render(state.timeline, state.snapshot);
@@ -777,7 +852,7 @@ const FIGURES = {
 /** What the page shows: its model's name and sentence (a saved trace's while one is shown). */
 function shownSource() {
   if (state.saved) return { model: state.saved.model, text: state.saved.text };
-  return { model: state.model?.name, text: $('source-input').value };
+  return { model: state.model?.label ?? state.model?.name, text: $('source-input').value };
 }
 
 async function exportView(view, format) {
@@ -898,7 +973,8 @@ function showSavedMode() {
       delete section.dataset.hiddenForSaved;
     }
   }
-  for (const id of ['prefix-input', 'prefix-button', 'model-select', 'backend-select', 'sampling-select']) $(id).disabled = saved;
+  const live = ['prefix-input', 'prefix-button', 'model-select', 'open-model', 'open-model-folder', 'backend-select', 'sampling-select'];
+  for (const id of live) $(id).disabled = saved;
   renderStepButtons();
 }
 
@@ -977,6 +1053,16 @@ async function main() {
     if (file) openSavedTrace(file);
   });
   $('leave-saved').addEventListener('click', leaveSavedTrace);
+  createOpenModel({
+    filesButton: $('open-model'),
+    folderButton: $('open-model-folder'),
+    filesInput: $('model-files'),
+    folderInput: $('model-folder'),
+    dropTarget: document,
+    overlay: $('drop-overlay'),
+    onOpen: openLocalModel,
+    onError: (error) => showMessage(t('openModel.dropFailed', { error: error.message })),
+  });
   $('copy-link').addEventListener('click', copyLink);
   $('language-select').addEventListener('change', (e) => setLanguage(e.target.value));
   onLanguageChange(relabel);

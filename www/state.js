@@ -8,9 +8,17 @@
 //   f forced tokens "index:id,index:id" · s steps shown, when decoding stopped before the end
 //   k kind · l layer · h head (a number, mean or max) · sinks=1 · tr=1 transposed · hv=all
 //   lang (en|zh-CN)
+//
+// A model opened from the person's computer is named `local:<name>` (LOCAL_MODEL_PREFIX). A link
+// cannot carry its files: a page that has not opened it reports the link's model as local and
+// shows its default model, without the sentence, forced tokens, step and beam node of the link
+// (they belong to the other model).
 
 import { KINDS } from './attention.js';
 import { LANGUAGES as LANGUAGE_TABLES } from './i18n.js';
+
+/** How a model opened from the person's computer is named, in the page and in a link. */
+export const LOCAL_MODEL_PREFIX = 'local:';
 
 const BACKENDS = ['auto', 'cpu', 'webgpu'];
 const DECODINGS = ['greedy', 'sample', 'beam'];
@@ -70,7 +78,8 @@ const natural = (text, max = 10_000) => (/^\d+$/.test(text) && Number(text) <= m
 
 /**
  * A fragment ('#…' or '') → { state, problems }: every field of DEFAULTS, and a problem
- * { field (its key in the fragment), value, unknown? } per field that could not be used. `models`: the model names the page has (others are refused).
+ * { field (its key in the fragment), value, unknown?, local? } per field that could not be used.
+ * `models`: the model names the page has (others are refused).
  */
 export function decodeState(hash, models = []) {
   const state = { ...DEFAULTS, forced: [] };
@@ -83,6 +92,11 @@ export function decodeState(hash, models = []) {
   }
   const known = new Set(['m', 't', 'b', 'd', 'seed', 'w', 'a', 'n', 'f', 's', 'k', 'l', 'h', 'sinks', 'tr', 'hv', 'lang']);
   for (const key of params.keys()) if (!known.has(key)) problems.push({ field: key, value: params.get(key), unknown: true });
+  const model = params.get('m');
+  if (model?.startsWith(LOCAL_MODEL_PREFIX) && !models.includes(model)) {
+    problems.push({ field: 'm', value: model.slice(LOCAL_MODEL_PREFIX.length), local: true });
+    for (const key of ['m', 't', 'f', 's', 'n']) params.delete(key);
+  }
   const read = (key, parse, field) => {
     if (!params.has(key)) return;
     const raw = params.get(key);

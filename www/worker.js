@@ -9,7 +9,11 @@
 //
 // A model with a training timeline can swap in the weights of any snapshot; the sessions keep
 // them for every later sentence, and a replay puts them in place first.
+//
+// A model opened from the person's computer comes as File objects (www/model-folder.js reads
+// them here); it has no index entry, no content hashes and no timeline.
 import { cachedFile, moduleBytes } from './cache.js';
+import { pickModelFiles, readModelFiles } from './model-folder.js';
 import initCpu, { Session as CpuSession, chooseBackend, modelFileNames } from './pkg/cpu/attnscope.js';
 import { loadTimeline } from './training.js';
 import * as wire from './wire.js';
@@ -33,7 +37,7 @@ if (self.GPUAdapter?.prototype.requestDevice) {
 
 let cpuWasm = null; // exports of the CPU module (its memory)
 let gpuModule = null; // { Session, wasm } of the WebGPU module, once imported
-let model = null; // the current model's entry in models/index.json
+let model = null; // the current model's entry in models/index.json, or a local one: { local: true, folder, sources }
 let files = null; // the current model's bytes, by modelFileNames() key
 let timeline = null; // its training timeline (training.js loadTimeline), or null
 let snapshot = null; // { type: 'snapshot', step, weights } in use, or null: the shipped weights
@@ -97,6 +101,11 @@ async function loadModel() {
   const out = {};
   for (const [key, name] of Object.entries(modelFileNames())) out[key] = await modelFile(name);
   return out;
+}
+
+/** A local model's files, picked by name from the File objects the page sent and read here. */
+function readLocalModel() {
+  return readModelFiles(pickModelFiles(model.sources, modelFileNames()), model.folder, progress);
 }
 
 /** The weights of a timeline snapshot; the last one is the model's own weights file. */
@@ -281,7 +290,7 @@ const handlers = {
     backends.preference = args.backend || 'auto';
     await loadCpuWasm();
     model = args.model;
-    files = await loadModel();
+    files = model.local ? await readLocalModel() : await loadModel();
     backends.cpu = await create('cpu');
     free(comparison);
     comparison = null;
@@ -291,7 +300,7 @@ const handlers = {
     // The model works without its timeline: a timeline that fails to load is only reported.
     let timelineNote = '';
     try {
-      timeline = await loadTimeline(model.files, (name) => modelFile(name));
+      timeline = model.local ? null : await loadTimeline(model.files, (name) => modelFile(name));
     } catch (error) {
       timelineNote = `The training timeline could not be loaded (${errorText(error)}).`;
     }
@@ -424,7 +433,8 @@ async function handle({ id, type, args }, queued) {
     if (queued) await catchUp();
     send({ id, ok: true, result: await handler(args) });
   } catch (error) {
-    post({ id, ok: false, error: errorText(error), trap: error instanceof WebAssembly.RuntimeError });
+    // `problem`: { key, params } where the page has words of its own for what went wrong.
+    post({ id, ok: false, error: errorText(error), trap: error instanceof WebAssembly.RuntimeError, problem: error?.problem ?? null });
   }
 }
 

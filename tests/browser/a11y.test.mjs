@@ -39,7 +39,7 @@ test('Tab reaches the controls in reading order, each with a visible focus ring'
   try {
     const page = await openPage(browser);
     const order = [];
-    for (let n = 0; n < 14; n++) {
+    for (let n = 0; n < 16; n++) {
       await page.keyboard.press('Tab');
       order.push(await focused(page));
     }
@@ -50,6 +50,8 @@ test('Tab reaches the controls in reading order, each with a visible focus ring'
       'save-trace',
       'open-trace',
       'model-select',
+      'open-model',
+      'open-model-folder',
       'backend-select',
       'sampling-select',
       'source-input',

@@ -1,0 +1,86 @@
+// A model folder opened from the person's computer, as the worker reads it: its four files picked
+// by name from whatever was opened (other files, such as a timeline or checkpoints, are ignored)
+// and read through their streams, each into one buffer of its final size, with progress. Nothing
+// leaves the machine.
+//
+// A problem with the files themselves is a FolderProblem: an i18n key and its parameters (a list
+// as an array), for the page to say in its language. What the model's loader finds wrong with their
+// bytes is its own (English) message.
+
+/** Progress is reported about this often: every 1/PROGRESS_STEPS of the bytes, and at each file's end. */
+const PROGRESS_STEPS = 100;
+
+export class FolderProblem extends Error {
+  /** `key`: the message in www/i18n/*.json; `params`: its {placeholders}, a list as an array. */
+  constructor(key, params) {
+    super(`${key} ${JSON.stringify(params)}`);
+    this.problem = { key, params };
+  }
+}
+
+/**
+ * The files of `names` ({ key: file name }, as modelFileNames() gives them) among `entries`
+ * ([{ file, path }], path as the page shows it): { key: File }. Picked by base name; a name found
+ * twice or not at all is a FolderProblem.
+ */
+export function pickModelFiles(entries, names) {
+  const picked = {};
+  const missing = [];
+  for (const [key, name] of Object.entries(names)) {
+    const found = entries.filter((entry) => entry.file.name === name);
+    if (found.length > 1) throw new FolderProblem('openModel.twice', { file: name, paths: found.map((entry) => entry.path) });
+    if (found.length === 0) missing.push(name);
+    else picked[key] = found[0].file;
+  }
+  if (missing.length) throw new FolderProblem('openModel.missing', { files: missing, all: Object.values(names) });
+  return picked;
+}
+
+/**
+ * The bytes of each picked file ({ key: File } → { key: Uint8Array }), read one after another.
+ * `onProgress({ label, loaded, total })`: the bytes read of all of them so far; `label` names the
+ * file being read, under `folder` when there is one.
+ */
+export async function readModelFiles(picked, folder, onProgress) {
+  const total = Object.values(picked).reduce((sum, file) => sum + file.size, 0);
+  const every = Math.max(1, Math.floor(total / PROGRESS_STEPS));
+  let before = 0; // bytes of the files already read
+  let reported = -every;
+  const out = {};
+  for (const [key, file] of Object.entries(picked)) {
+    const label = folder ? `${folder}/${file.name}` : file.name;
+    out[key] = await readFile(file, (loaded) => {
+      const done = before + loaded;
+      if (done - reported < every && loaded < file.size) return;
+      reported = done;
+      onProgress({ label, loaded: done, total });
+    });
+    before += file.size;
+  }
+  return out;
+}
+
+/** `file`'s bytes, streamed into one buffer of its size; `onRead(bytesSoFar)` after each chunk. */
+async function readFile(file, onRead) {
+  const bytes = new Uint8Array(file.size);
+  let offset = 0;
+  let reader;
+  try {
+    reader = file.stream().getReader();
+    onRead(0);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (offset + value.length > bytes.length) throw new FolderProblem('openModel.changed', { file: file.name });
+      bytes.set(value, offset);
+      offset += value.length;
+      onRead(offset);
+    }
+  } catch (error) {
+    if (error instanceof FolderProblem) throw error;
+    // The browser refuses a file that was moved or changed after it was picked.
+    throw new FolderProblem('openModel.unreadable', { file: file.name, error: error?.message || String(error) });
+  }
+  if (offset !== bytes.length) throw new FolderProblem('openModel.changed', { file: file.name });
+  return bytes;
+}
