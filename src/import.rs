@@ -12,7 +12,7 @@
 //!   normalization comes from the `.spm` file (its compiled character map). What `tokenizers`
 //!   JSON cannot say, [`TokenizerRules::Marian`] does.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use safetensors::{Dtype, SafeTensors};
@@ -22,8 +22,8 @@ use crate::config::{Activation, ModelConfig, PositionalLayout, TokenizerRules};
 use crate::error::{Error, Result};
 use crate::folder::{ModelFiles, FILE_NAMES};
 use crate::spm::{PieceType, SentencePieceModel, UNIGRAM};
-use crate::tokenizer::OUTSIDE_MODEL;
-use crate::weights::expected_tensors;
+use crate::tokenizer::{tokenizer_document, OUTSIDE_MODEL};
+use crate::weights::{expected_tensors, serialize, HostTensor};
 
 /// Choices the checkpoint does not make.
 #[derive(Clone, Debug, Default)]
@@ -363,7 +363,7 @@ fn convert_weights(config: &ModelConfig, bytes: &[u8], half_precision: bool) -> 
     let file =
         SafeTensors::deserialize(bytes).map_err(|e| fail(format!("model.safetensors: {e}")))?;
     let available: HashMap<String, _> = file.tensors().into_iter().collect();
-    let mut out: BTreeMap<String, (Vec<usize>, Vec<u8>)> = BTreeMap::new();
+    let mut out = vec![];
     for (name, shape) in expected_tensors(config) {
         let sources = marian_name(&name);
         let found = sources
@@ -399,29 +399,9 @@ fn convert_weights(config: &ModelConfig, bytes: &[u8], half_precision: bool) -> 
                 )))
             }
         };
-        let bytes = if half_precision {
-            data.iter()
-                .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
-                .collect()
-        } else {
-            data.iter().flat_map(|v| v.to_le_bytes()).collect()
-        };
-        out.insert(name, (shape, bytes));
+        out.push((name, HostTensor { shape, data }));
     }
-    let dtype = if half_precision {
-        Dtype::F16
-    } else {
-        Dtype::F32
-    };
-    let views = out
-        .iter()
-        .map(|(name, (shape, bytes))| {
-            safetensors::tensor::TensorView::new(dtype, shape.clone(), bytes)
-                .map(|view| (name.clone(), view))
-                .map_err(|e| fail(e.to_string()))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    safetensors::serialize(views, None).map_err(|e| fail(e.to_string()))
+    serialize(&out, half_precision)
 }
 
 /// A SentencePiece unigram model over the joint vocabulary as a `tokenizer.json`; also the
@@ -490,27 +470,19 @@ pub fn tokenizer_json(
         0 => Value::Null,
         _ => json!({"type": "Sequence", "normalizers": normalizers}),
     };
-    let document = json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": [],
-        "normalizer": normalizer,
-        "pre_tokenizer": {
-            "type": "Metaspace",
-            "replacement": "\u{2581}",
-            "prepend_scheme": if spec.add_dummy_prefix { "always" } else { "never" },
-            "split": false,
-        },
-        "post_processor": null,
-        "decoder": null,
-        "model": {
-            "type": "Unigram",
-            "unk_id": unk_id,
-            "vocab": entries,
-            "byte_fallback": false,
-        },
+    let pre_tokenizer = json!({
+        "type": "Metaspace",
+        "replacement": "\u{2581}",
+        "prepend_scheme": if spec.add_dummy_prefix { "always" } else { "never" },
+        "split": false,
     });
+    let model = json!({
+        "type": "Unigram",
+        "unk_id": unk_id,
+        "vocab": entries,
+        "byte_fallback": false,
+    });
+    let document = tokenizer_document(normalizer, pre_tokenizer, model);
     let text = serde_json::to_string(&document).map_err(|e| Error::Json(e.to_string()))?;
     Ok((text, missing))
 }

@@ -717,7 +717,15 @@ pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
             ]}),
         ),
     };
-    let document = json!({
+    let model = json!({"type": "WordLevel", "vocab": vocab, "unk_token": SPECIAL_TOKENS[1]});
+    serde_json::to_string_pretty(&tokenizer_document(normalizer, pre_tokenizer, model))
+        .unwrap_or_default()
+}
+
+/// A `tokenizer.json` document with the parts attnscope's loader accepts: these three, and no
+/// added tokens, post-processor, decoder, truncation or padding.
+pub fn tokenizer_document(normalizer: Value, pre_tokenizer: Value, model: Value) -> Value {
+    json!({
         "version": "1.0",
         "truncation": null,
         "padding": null,
@@ -726,9 +734,8 @@ pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
         "pre_tokenizer": pre_tokenizer,
         "post_processor": null,
         "decoder": null,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": SPECIAL_TOKENS[1]},
-    });
-    serde_json::to_string_pretty(&document).unwrap_or_default()
+        "model": model,
+    })
 }
 
 /// Build a tokenizer whose vocabulary is every piece seen in `texts` at least `min_count` times,

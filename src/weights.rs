@@ -176,22 +176,32 @@ pub fn save_weights(
     model: &mut Transformer,
     half_precision: bool,
 ) -> Result<Vec<u8>> {
-    let mut tensors: Vec<(String, Vec<usize>, Vec<u8>)> = vec![];
+    let mut tensors = vec![];
     walk(config, Some(model), &mut |name, _, slot| {
         let host = slot
             .ok_or(Error::Invariant("a parameter without its model slot"))?
             .get()?;
-        let bytes = if half_precision {
-            host.data
-                .iter()
-                .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
-                .collect()
-        } else {
-            host.data.iter().flat_map(|v| v.to_le_bytes()).collect()
-        };
-        tensors.push((name, host.shape, bytes));
+        tensors.push((name, host));
         Ok(())
     })?;
+    serialize(&tensors, half_precision)
+}
+
+/// A safetensors file of named host tensors, stored as F16 or F32.
+pub fn serialize(tensors: &[(String, HostTensor)], half_precision: bool) -> Result<Vec<u8>> {
+    let bytes: Vec<Vec<u8>> = tensors
+        .iter()
+        .map(|(_, host)| {
+            if half_precision {
+                host.data
+                    .iter()
+                    .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+                    .collect()
+            } else {
+                host.data.iter().flat_map(|v| v.to_le_bytes()).collect()
+            }
+        })
+        .collect();
     let dtype = if half_precision {
         Dtype::F16
     } else {
@@ -199,8 +209,9 @@ pub fn save_weights(
     };
     let views = tensors
         .iter()
-        .map(|(name, shape, bytes)| {
-            safetensors::tensor::TensorView::new(dtype, shape.clone(), bytes)
+        .zip(&bytes)
+        .map(|((name, host), bytes)| {
+            safetensors::tensor::TensorView::new(dtype, host.shape.clone(), bytes)
                 .map(|view| (name.clone(), view))
                 .map_err(|e| Error::WeightsFormat(e.to_string()))
         })
