@@ -4,12 +4,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 // Browser benchmark driver (headless Debian Chromium through playwright-core). Prints markdown
-// tables and writes benches/out/browser.json. Timings are reported, never asserted.
+// tables, writes benches/out/browser.json and one record per measurement to
+// benches/out/records/browser.json (for benches/tables.mjs). Timings are reported, never asserted.
 //
-//   node benches/browser.mjs            (after scripts/build-wasm.sh and benches/export_onnx.py)
+//   node benches/browser.mjs [MODEL...]    (after scripts/build-wasm.sh and benches/export_onnx.py)
 //
-// 1. The bench page: attnscope CPU wasm, attnscope WebGPU wasm and onnxruntime-web on the same
-//    model and sentences (8/16/32/64 source tokens): encode, one decode step, greedy decode.
+// Environment: PAGE_LOADS (3) separate loads of the bench page per model, RUNS (20) samples per
+// measurement, GPU_RUNS (10) for the WebGPU module (SwiftShader takes seconds a translation), ENGINES (cpu,webgpu,ort,ort-nocache),
+// REAL_PAGE=0 to skip parts 2 and 3.
+//
+// 1. The bench page (benches/web/bench.js), per model (default en-zh and date-iso): attnscope
+//    CPU wasm, attnscope WebGPU wasm, onnxruntime-web with its key/value cache and without it, on
+//    the same sentences (8/16/32/64 source tokens): encode, one cached step, greedy translation…
 // 2. The real page: first heatmap after navigation (cold and warm cache), keystroke-to-redraw,
 //    main-thread long tasks while typing, wasm memory after 50 and 1,000 inferences.
 // 3. Sizes: each wasm module raw and gzipped, the model files.
@@ -26,38 +32,60 @@ const server = makeServer([
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-const results = { date: new Date().toISOString(), chromium: browser.version() };
+const results = { date: new Date().toISOString(), chromium: browser.version(), bench: [] };
 const f = (x) => (x == null ? '–' : x.toFixed(x < 10 ? 2 : 1));
+const env = (name, fallback) => process.env[name] || fallback;
 
-async function benchPage(model, engines, runs) {
+async function benchPage(model) {
   const page = await browser.newPage();
-  await page.goto(`${origin}/bench/?model=${model}&engines=${engines}&runs=${runs}`);
-  await page.waitForFunction(() => window.__bench, null, { timeout: 1_800_000 });
+  const query = new URLSearchParams({ model, engines: env('ENGINES', 'cpu,webgpu,ort,ort-nocache'), runs: env('RUNS', '20') });
+  query.set('gpuRuns', env('GPU_RUNS', '10'));
+  await page.goto(`${origin}/bench/?${query}`);
+  await page.waitForFunction(() => window.__bench, null, { timeout: 3_600_000 });
   const r = await page.evaluate(() => window.__bench);
   await page.close();
   if (r.error) throw new Error(r.error);
   return r;
 }
 
-function printBench(r) {
-  console.log(
-    `\n### ${r.model}: same page, same weights (median / p95 ms over ${r.engines.cpu[0].greedy.runs} runs after warm-up; cold = first greedy decode)\n`,
-  );
-  console.log('| src tokens | out tokens | engine | encode | one decode step | greedy decode | cold greedy |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const [i, row] of r.engines.cpu.entries()) {
-    for (const [name, label] of [
-      ['cpu', 'attnscope CPU (wasm)'],
-      ['webgpu', `attnscope WebGPU (${r.adapter?.architecture || 'n/a'})`],
-      ['ort', 'onnxruntime-web (wasm, 1 thread)'],
-    ]) {
-      const e = r.engines[name]?.[i];
-      if (!e) continue;
-      console.log(
-        `| ${row.n} | ${row.out} | ${label} | ${f(e.encode.median)} / ${f(e.encode.p95)} | ${f(e.step.median)} / ${f(e.step.p95)} | ${f(e.greedy.median)} / ${f(e.greedy.p95)} | ${f(e.coldMs)} |`,
-      );
+const STAGES = ['encode', 'cached_step', 'greedy', 'greedy_uncached', 'full_redecode', 'greedy_cold', 'answer', 'page_step'];
+
+function printBench(r, run) {
+  console.log(`\n### ${r.model}, page load ${run}: median / p95 ms (${r.runs} runs after warm-up; WebGPU ${r.gpuRuns})\n`);
+  console.log(`| src tokens | out tokens | engine | ${STAGES.join(' | ')} |`);
+  console.log(`|---|---|---|${STAGES.map(() => '---').join('|')}|`);
+  for (const [engine, rows] of Object.entries(r.engines)) {
+    const label = engine.includes('webgpu') ? `${engine} (${r.adapter?.architecture || 'no adapter'})` : engine;
+    for (const row of rows) {
+      const cells = STAGES.map((s) => (row.stages[s] ? `${f(row.stages[s].median)} / ${f(row.stages[s].p95)}` : '–'));
+      console.log(`| ${row.n} | ${row.out} | ${label} | ${cells.join(' | ')} |`);
     }
   }
+}
+
+/** One record per measurement of one page load (see benches/tables.mjs). */
+function records(r, run) {
+  const out = [];
+  for (const [engine, rows] of Object.entries(r.engines)) {
+    const adapter = engine.includes('webgpu') ? { adapter: r.adapter?.architecture || r.adapter?.vendor || 'unknown' } : {};
+    for (const row of rows) {
+      for (const [stage, s] of Object.entries(row.stages)) {
+        out.push({
+          engine,
+          model: r.model,
+          stage,
+          src_tokens: row.n,
+          out_tokens: row.out,
+          median_ms: s.median,
+          p95_ms: s.p95,
+          runs: s.runs,
+          run,
+          ...adapter,
+        });
+      }
+    }
+  }
+  return out;
 }
 
 async function realPage() {
@@ -167,10 +195,7 @@ function sizes() {
   return rows;
 }
 
-try {
-  const model = process.argv[2] || 'en-zh';
-  results.bench = await benchPage(model, process.env.ENGINES || 'cpu,ort,webgpu', Number(process.env.RUNS || 20));
-  printBench(results.bench);
+async function reportRealPage() {
   results.page = await realPage();
   const p = results.page;
   console.log('\n### The real page (CPU backend)\n');
@@ -194,6 +219,28 @@ try {
   results.sizes = sizes();
   console.log('\n### Sizes\n\n| file | bytes | gzipped |\n|---|---|---|');
   for (const s of results.sizes) console.log(`| ${s.what} | ${s.raw.toLocaleString('en')} | ${s.gzip.toLocaleString('en')} |`);
+}
+
+try {
+  const models = process.argv.slice(2).length ? process.argv.slice(2) : ['en-zh', 'date-iso'];
+  const all = [];
+  // Separate page loads, the models interleaved, so that each run sees the same drift.
+  for (let run = 1; run <= Number(env('PAGE_LOADS', '3')); run++) {
+    for (const model of models) {
+      const r = await benchPage(model);
+      printBench(r, run);
+      results.bench.push({ run, ...r });
+      all.push(...records(r, run));
+    }
+  }
+  const first = results.bench[0];
+  const meta = { chromium: results.chromium, userAgent: first?.userAgent, onnxruntimeWeb: first?.onnxruntimeWeb, adapter: first?.adapter };
+  mkdirSync(join(root, 'benches/out/records'), { recursive: true });
+  writeFileSync(
+    join(root, 'benches/out/records/browser.json'),
+    `${JSON.stringify({ source: 'browser.mjs', meta, records: all }, null, 1)}\n`,
+  );
+  if (env('REAL_PAGE', '1') !== '0') await reportRealPage();
   mkdirSync(join(root, 'benches/out'), { recursive: true });
   writeFileSync(join(root, 'benches/out/browser.json'), JSON.stringify(results, null, 1));
 } finally {

@@ -1,85 +1,112 @@
 #!/usr/bin/env python3
-"""onnxruntime CPU (1 thread) on the exported graphs, on the same sentences as `benches/native.rs`.
+"""onnxruntime CPU (1 thread) on the exported graphs, with and without the key/value cache, on
+the bench sentences (`benches/web/sentences.json`, as `benches/native.rs` builds them).
 
-    python3 benches/ort_native.py          # after benches/export_onnx.py; prints a markdown table
+    python3 benches/ort_native.py [--run K] [--json PATH]   # after benches/export_onnx.py
 
-Token ids come from `attnscope trace --json`, so both engines see identical inputs and outputs.
-"Forward" is encoder + decoder over the whole (teacher-forced) output, one pass: the same
-computation as attnscope's `encode` + `recompute_decoder`. ORT's greedy decode recomputes the
-prefix each step (no key/value cache in these graphs).
+Prints a markdown table; with --json writes one record per measurement (engine, model, stage,
+src_tokens, out_tokens, median_ms, p95_ms, runs, run) for benches/tables.mjs. Token ids come
+from `attnscope trace --json`, and both decoders' greedy output is checked against them first.
+
+Stages (out_tokens K = decoder steps, </s> included):
+  encode           encoder.onnx (no cache) / encoder_with_cross_kv.onnx (cache: + cross K/V)
+  cached_step      one cached step, the mean over the K steps of the greedy decode (argmax included)
+  greedy           the whole greedy translation from source ids, with the cache
+  greedy_uncached  the same without the cache: the decoder re-runs the prefix at every step
+  full_redecode    one pass of decoder.onnx over the whole output prefix (K rows)
+  forward          encoder.onnx + that pass (attnscope's encode + recompute_decoder)
 """
+import argparse
 import json
 import pathlib
-import subprocess
 import time
 
 import numpy as np
 import onnxruntime as ort
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-WARMUP, RUNS = 5, 30
-WORDS = {
-    "en-zh": (["i", "love", "eating", "apples", "and", "my", "father", "likes", "drinking", "tea", "every", "day"], " "),
-    "date-iso": (["2", "9", " ", "a", "u", "g", "1", "5", "8"], ""),
-}
+from inputs import ROOT, bench_lengths, bench_sentence, trace
+from onnx_decode import Graphs, next_token
+
+WARMUP = 5
+MODELS = ["en-zh", "date-iso"]
+CACHED, UNCACHED = "onnxruntime-cpu", "onnxruntime-cpu-nocache"
 
 
-def sentence(model, n):
-    words, joiner = WORDS[model]
-    return joiner.join(words[i % len(words)] for i in range(n - 1))
-
-
-def timed(fn):
+def timed(fn, runs, per=1):
+    """median and p95 ms of fn() over `runs` runs after WARMUP, each divided by `per`."""
     for _ in range(WARMUP):
         fn()
     samples = []
-    for _ in range(RUNS):
+    for _ in range(runs):
         t = time.perf_counter()
         fn()
-        samples.append((time.perf_counter() - t) * 1e3)
+        samples.append((time.perf_counter() - t) * 1e3 / per)
     samples.sort()
-    return samples[len(samples) // 2], samples[round((len(samples) - 1) * 0.95)]
+    return {"median_ms": samples[(len(samples) - 1) // 2], "p95_ms": samples[round((len(samples) - 1) * 0.95)], "runs": runs}
+
+
+def measure(graphs, src, ids, runs):
+    """Every stage of one sentence: {(engine, stage): figures}."""
+    rows = len(ids) - 1
+    tgt = np.array([ids[:rows]], dtype=np.int64)
+    memory = graphs.encode(src)["memory"]
+    cross = graphs.cross(graphs.encode_with_cross(src))
+
+    def steps():
+        cache = graphs.empty_cache()
+        for token in ids[:rows]:
+            out, cache = graphs.step(token, cache, cross)
+            next_token(out["logits"][0, -1], graphs.config)
+
+    dec = graphs.sessions["decoder"]
+    return {
+        (UNCACHED, "encode"): timed(lambda: graphs.sessions["encoder"].run(None, {"src_ids": src}), runs),
+        (UNCACHED, "full_redecode"): timed(lambda: dec.run(None, {"tgt_ids": tgt, "memory": memory}), runs),
+        (UNCACHED, "greedy_uncached"): timed(lambda: graphs.greedy_uncached(src), runs),
+        (UNCACHED, "forward"): timed(lambda: dec.run(None, {"tgt_ids": tgt, "memory": graphs.encode(src)["memory"]}), runs),
+        (CACHED, "encode"): timed(lambda: graphs.encode_with_cross(src), runs),
+        (CACHED, "cached_step"): timed(steps, runs, per=rows),
+        (CACHED, "greedy"): timed(lambda: graphs.greedy_cached(src), runs),
+    }
 
 
 def main():
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = 1
-    opts.inter_op_num_threads = 1
-    print(f"onnxruntime {ort.__version__}, CPUExecutionProvider, 1 thread")
-    print("| model | src tokens | out tokens | encode ms (median/p95) | decoder pass at full prefix ms | greedy decode (no cache) ms | forward (encode + full decode) ms |")
-    print("|---|---|---|---|---|---|---|")
-    for model in ["en-zh", "date-iso"]:
-        out = ROOT / "benches" / "out" / model
-        enc = ort.InferenceSession(str(out / "encoder.onnx"), opts, providers=["CPUExecutionProvider"])
-        dec = ort.InferenceSession(str(out / "decoder.onnx"), opts, providers=["CPUExecutionProvider"])
-        config = json.loads((ROOT / "models" / model / "config.json").read_text())
-        for n in [8, 16, 32, 64]:
-            if n > config["max_len"]:
-                continue
-            trace = json.loads(subprocess.run([str(ROOT / "target/release/attnscope"), "trace", "--model", str(ROOT / "models" / model), sentence(model, n), "--json"], check=True, capture_output=True).stdout)
-            src = np.array([trace["srcIds"]], dtype=np.int64)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", type=int, default=1, help="which run this is (recorded)")
+    parser.add_argument("--runs", type=int, default=30, help="samples per measurement")
+    parser.add_argument("--json", type=pathlib.Path, help="write the records here")
+    args = parser.parse_args()
+    print(f"onnxruntime {ort.__version__}, CPUExecutionProvider, 1 thread; run {args.run}, median / p95 ms over {args.runs} runs\n")
+    print("| model | src tokens | out tokens | engine | encode | cached step | greedy | greedy (no cache) | full re-decode | forward |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    records = []
+    for model in MODELS:
+        model_dir = ROOT / "models" / model
+        config = json.loads((model_dir / "config.json").read_text())
+        graphs = Graphs(ROOT / "benches" / "out" / model, config)
+        if not graphs.export.get("check", {}).get("tokensIdentical"):
+            raise SystemExit(f"{model}: the ONNX export was not checked (run benches/export_onnx.py: its check must pass)")
+        for n in bench_lengths(config):
+            t = trace(model_dir, bench_sentence(model_dir, model, n))
+            src = np.array([t["srcIds"]], dtype=np.int64)
             assert src.shape[1] == n, (model, n, src.shape)
-            tgt = np.array([trace["tgtIds"][:-1]], dtype=np.int64)
-            bos, eos = config["bos_id"], config["eos_id"]
-            memory = enc.run(["memory"], {"src_ids": src})[0]
-
-            def greedy():
-                mem = enc.run(["memory"], {"src_ids": src})[0]
-                ids = [bos]
-                while len(ids) < config["max_len"]:
-                    logits = dec.run(["logits"], {"tgt_ids": np.array([ids], dtype=np.int64), "memory": mem})[0]
-                    nxt = int(logits[0, -1].argmax())
-                    if nxt == eos:
-                        break
-                    ids.append(nxt)
-                return ids
-
-            assert greedy()[1:] == trace["tgtIds"][1:-1] or greedy()[1:] == trace["tgtIds"][1:], "ORT greedy output differs"
-            e = timed(lambda: enc.run(["memory"], {"src_ids": src}))
-            d = timed(lambda: dec.run(["logits"], {"tgt_ids": tgt, "memory": memory}))
-            g = timed(greedy)
-            f = timed(lambda: dec.run(["logits"], {"tgt_ids": tgt, "memory": enc.run(["memory"], {"src_ids": src})[0]}))
-            print(f"| {model} | {n} | {len(trace['tgtIds']) - 1} | {e[0]:.2f} / {e[1]:.2f} | {d[0]:.2f} / {d[1]:.2f} | {g[0]:.2f} / {g[1]:.2f} | {f[0]:.2f} / {f[1]:.2f} |")
+            ids = t["tgtIds"]
+            for name, greedy in [("cached", graphs.greedy_cached), ("uncached", graphs.greedy_uncached)]:
+                if greedy(src) != ids:
+                    raise SystemExit(f"onnxruntime greedy output ({name}) differs from attnscope's: {model}, {n} tokens")
+            figures = measure(graphs, src, ids, args.runs)
+            for (engine, stage), f in figures.items():
+                records.append({"engine": engine, "model": model, "stage": stage, "src_tokens": n, "out_tokens": len(ids) - 1, **f, "run": args.run})
+            for engine in [CACHED, UNCACHED]:
+                cells = []
+                for stage in ["encode", "cached_step", "greedy", "greedy_uncached", "full_redecode", "forward"]:
+                    f = figures.get((engine, stage))
+                    cells.append(f"{f['median_ms']:.2f} / {f['p95_ms']:.2f}" if f else "–")
+                print(f"| {model} | {n} | {len(ids) - 1} | {engine} | {' | '.join(cells)} |")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"onnxruntime": ort.__version__, "threads": 1}
+        args.json.write_text(json.dumps({"source": "ort_native.py", "meta": meta, "records": records}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -269,6 +269,15 @@ impl WebSession {
         to_js(&answer)
     }
 
+    /// Re-run the decoder over the whole output so far at once, without the cache, reading every
+    /// attention matrix and the logits back (the benchmark's "full re-decode", to weigh a cached
+    /// step against). Returns the number of decoder rows.
+    #[wasm_bindgen(js_name = recomputeDecoder)]
+    pub async fn recompute_decoder(&self) -> Result<u32, JsError> {
+        let (self_attention, _, _) = self.session.recompute_decoder().await.map_err(js_error)?;
+        Ok(self_attention.queries as u32)
+    }
+
     /// Encode a sentence and decode it to the end.
     pub async fn translate(&mut self, text: String) -> Result<JsValue, JsError> {
         self.session.translate(&text).await.map_err(js_error)?;

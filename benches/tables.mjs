@@ -1,0 +1,394 @@
+#!/usr/bin/env node
+// benches/out/results.json and the tables of benches/RESULTS.md made from it, so that the figures
+// in RESULTS.md cannot drift from a run. Plain node, no dependencies.
+//
+//   node benches/tables.mjs               collect, then render
+//   node benches/tables.mjs --from FILE   render from a results.json as it is
+//
+// Collect: the records of benches/out/records/*.json (browser.mjs, ort_native.py), the native
+// attnscope tables of benches/out/native.md (`cargo bench --bench native`, one run) and each
+// model's export check (benches/out/MODEL/export.json) become benches/out/results.json:
+// { generated, commit, meta, checks, records }, one record per measurement: engine, model, stage,
+// src_tokens, out_tokens, median_ms, p95_ms, runs (samples), run (which page load or process).
+//
+// Render: each block below replaces what is between `<!-- results:NAME -->` and
+// `<!-- /results:NAME -->` in benches/RESULTS.md; a missing marker pair is an error.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const OUT = join(root, 'benches/out');
+const RESULTS_MD = join(root, 'benches/RESULTS.md');
+
+const CPU = 'attnscope-cpu-wasm';
+const GPU = 'attnscope-webgpu-wasm';
+const WEB = 'onnxruntime-web';
+const WEB_NOCACHE = 'onnxruntime-web-nocache';
+const ORT = 'onnxruntime-cpu';
+const ORT_NOCACHE = 'onnxruntime-cpu-nocache';
+const NATIVE = 'attnscope-native';
+const BROWSER_ENGINES = [CPU, GPU, WEB, WEB_NOCACHE];
+const NATIVE_ENGINES = [NATIVE, ORT, ORT_NOCACHE];
+const MODELS = ['en-zh', 'date-iso'];
+
+// ---------------------------------------------------------------- collect
+
+/** The two tables of `cargo bench --bench native` as records (one run). */
+export function nativeRecords(markdown) {
+  const records = [];
+  const cells = (line) =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+  const figure = (cell) => cell.split('/').map((x) => Number(x.trim()));
+  const lines = markdown.split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (!line.startsWith('| model |')) continue;
+    const header = cells(line);
+    const column = (words) => header.findIndex((h) => h.startsWith(words));
+    const bySentence = column('src tokens') >= 0 && column('one step') >= 0;
+    const byPrefix = column('output prefix') >= 0 && column('one cached step') >= 0;
+    if (!bySentence && !byPrefix) continue;
+    const stages = bySentence
+      ? { encode: column('encode'), last_step: column('one step'), greedy: column('greedy'), full_redecode: column('full re-decode') }
+      : { forced_step: column('one cached step'), forced_redecode: column('full re-decode') };
+    for (const row of lines.slice(i + 2)) {
+      if (!row.startsWith('|')) break;
+      const c = cells(row);
+      // native.rs times the forced prefix after a 16-token sentence.
+      const [src, out] = bySentence ? [Number(c[column('src tokens')]), Number(c[column('out tokens')])] : [16, Number.parseInt(c[1], 10)];
+      for (const [stage, at] of Object.entries(stages)) {
+        const [median, p95] = figure(c[at]);
+        records.push({
+          engine: NATIVE,
+          model: c[0],
+          stage,
+          src_tokens: src,
+          out_tokens: out,
+          median_ms: median,
+          p95_ms: p95,
+          runs: 30,
+          run: 1,
+        });
+      }
+    }
+  }
+  return records;
+}
+
+function collect() {
+  const results = { generated: new Date().toISOString(), commit: null, meta: {}, checks: {}, records: [] };
+  try {
+    results.commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    // not a git checkout: no commit
+  }
+  const dir = join(OUT, 'records');
+  for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
+    if (!name.endsWith('.json')) continue;
+    const file = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+    results.meta[name.replace(/\.json$/, '')] = file.meta;
+    results.records.push(...file.records);
+  }
+  if (existsSync(join(OUT, 'native.md'))) results.records.push(...nativeRecords(readFileSync(join(OUT, 'native.md'), 'utf8')));
+  for (const model of MODELS) {
+    const file = join(OUT, model, 'export.json');
+    if (existsSync(file)) results.checks[model] = JSON.parse(readFileSync(file, 'utf8')).check;
+  }
+  writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);
+  return results;
+}
+
+// ---------------------------------------------------------------- figures
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** Lookups over the records of one results.json. */
+function figures(results) {
+  const key = (engine, model, stage, n) => `${engine}|${model}|${stage}|${n}`;
+  const byKey = new Map();
+  for (const r of results.records) {
+    const k = key(r.engine, r.model, r.stage, r.src_tokens);
+    if (!byKey.has(k)) byKey.set(k, []);
+    byKey.get(k).push(r);
+  }
+  const runs = (engine, model, stage, n) => byKey.get(key(engine, model, stage, n)) || [];
+  return {
+    runs,
+    /** The median over runs of each run's median and p95, or null. */
+    get(engine, model, stage, n) {
+      const rs = runs(engine, model, stage, n);
+      if (!rs.length) return null;
+      return { median: median(rs.map((r) => r.median_ms)), p95: median(rs.map((r) => r.p95_ms)), runs: rs.length, out: rs[0].out_tokens };
+    },
+    /** a ÷ b per run (the runs both have), with its median and range, or null. */
+    ratio([ea, sa], [eb, sb], model, n) {
+      const b = new Map(runs(eb, model, sb, n).map((r) => [r.run, r.median_ms]));
+      const per = runs(ea, model, sa, n)
+        .filter((r) => b.has(r.run))
+        .map((r) => r.median_ms / b.get(r.run));
+      return per.length ? { median: median(per), min: Math.min(...per), max: Math.max(...per), per } : null;
+    },
+    lengths(model) {
+      return [...new Set(results.records.filter((r) => r.model === model).map((r) => r.src_tokens))].sort((a, b) => a - b);
+    },
+    adapter() {
+      return results.records.find((r) => r.engine === GPU)?.adapter;
+    },
+  };
+}
+
+const ms = (x) => (x == null ? '–' : x >= 1000 ? Math.round(x).toLocaleString('en') : x.toFixed(x < 10 ? 2 : 1));
+const cell = (f) => (f ? `${ms(f.median)} / ${ms(f.p95)}` : '–');
+/** A ratio: `0.93×`; a fraction of a whole (the step ÷ re-decode budget): `0.153`. */
+const times = (x, fraction = false) => (fraction ? x.toFixed(3) : `${x.toFixed(2)}×`);
+const spread = (r) => (r ? `${times(r.median)} (${times(r.min)}–${times(r.max)}, ${r.per.length} run${r.per.length > 1 ? 's' : ''})` : '–');
+
+function label(engine, fig) {
+  const adapter = fig.adapter() || 'no adapter';
+  return {
+    [CPU]: 'attnscope CPU (wasm)',
+    [GPU]: /swiftshader/i.test(adapter)
+      ? 'attnscope WebGPU (wasm) on SwiftShader, a CPU emulating a GPU'
+      : `attnscope WebGPU (wasm), adapter ${adapter}`,
+    [WEB]: 'onnxruntime-web (wasm, 1 thread), with its cache',
+    [WEB_NOCACHE]: 'onnxruntime-web, no cache (reference)',
+    [ORT]: 'onnxruntime CPU (1 thread), with its cache',
+    [ORT_NOCACHE]: 'onnxruntime CPU, no cache (reference)',
+    [NATIVE]: 'attnscope native (burn flex)',
+  }[engine];
+}
+
+// ---------------------------------------------------------------- blocks
+
+function runBlock(results) {
+  const browser = results.meta.browser || {};
+  const native = Object.entries(results.meta).filter(([k]) => k.startsWith('ort_native'));
+  const loads = new Set(results.records.filter((r) => BROWSER_ENGINES.includes(r.engine)).map((r) => r.run)).size;
+  const samples = (engine) => results.records.find((r) => r.engine === engine && r.stage !== 'greedy_cold')?.runs ?? '–';
+  const ortSamples = results.records.find((r) => r.engine === ORT)?.runs;
+  const smoke = samples(CPU) < 10 ? ['**A smoke run (fewer than 10 samples per measurement): check that it runs, do not quote it.**'] : [];
+  return [
+    ...smoke,
+    `Generated by \`node benches/tables.mjs\` from \`benches/out/results.json\` (${results.generated.slice(0, 10)}, commit \`${results.commit}\`):`,
+    `${loads} separate loads of the bench page, ${samples(CPU)} samples per measurement after 3 warm-up (WebGPU: ${samples(GPU)}),`,
+    `Chromium ${browser.chromium || '–'}, onnxruntime-web ${browser.onnxruntimeWeb || '–'};`,
+    `${native.length} separate runs of \`ort_native.py\` (onnxruntime ${native[0]?.[1]?.onnxruntime || '–'}, ${ortSamples} samples);`,
+    results.records.some((r) => r.engine === NATIVE)
+      ? '`cargo bench --bench native` once (30 samples; its tables in `benches/out/native.md`).'
+      : 'no `benches/out/native.md` (`cargo bench --bench native`) in this run: the native attnscope rows are empty.',
+  ].join('\n');
+}
+
+function exportCheckBlock(results) {
+  const rows = [
+    '| model | sentences (cached steps) | attention, no cache | attention, cache | cached logits vs cache-less | greedy tokens |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [model, c] of Object.entries(results.checks)) {
+    const e = (x) => x.toExponential(1);
+    rows.push(
+      `| ${model} | ${c.sentences} (${c.cachedSteps}) | ≤ ${e(c.maxAbsAttentionDifference)} | ≤ ${e(c.maxAbsAttentionDifferenceCached)} | ≤ ${e(c.maxAbsLogitsDifferenceCachedVsUncached)} | ${c.tokensIdentical ? 'identical' : 'differ'} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+function stageTable(fig, model, engines, stages) {
+  const rows = [
+    `| src tokens | out tokens | engine | ${stages.map(([, title]) => title).join(' | ')} |`,
+    `|---|---|---|${stages.map(() => '---').join('|')}|`,
+  ];
+  for (const n of fig.lengths(model)) {
+    for (const engine of engines) {
+      const cells = stages.map(([stage]) => fig.get(engine, model, stage, n));
+      const some = cells.find(Boolean);
+      if (!some) continue;
+      rows.push(`| ${n} | ${some.out} | ${label(engine, fig)} | ${cells.map(cell).join(' | ')} |`);
+    }
+  }
+  return rows.join('\n');
+}
+
+function browserBlock(fig) {
+  const stages = [
+    ['encode', 'encode'],
+    ['cached_step', 'one cached step'],
+    ['greedy', 'greedy translation'],
+    ['greedy_uncached', 'greedy, no cache'],
+    ['full_redecode', 'full re-decode'],
+    ['greedy_cold', 'cold greedy'],
+    ['answer', 'answer'],
+    ['page_step', 'page step'],
+  ];
+  return MODELS.map((model) => `**${model}**\n\n${stageTable(fig, model, BROWSER_ENGINES, stages)}`).join('\n\n');
+}
+
+function nativeBlock(fig) {
+  const stages = [
+    ['encode', 'encode'],
+    ['cached_step', 'one cached step'],
+    ['last_step', 'cached step at the end'],
+    ['greedy', 'greedy translation'],
+    ['greedy_uncached', 'greedy, no cache'],
+    ['full_redecode', 'full re-decode'],
+    ['forward', 'forward'],
+  ];
+  return MODELS.map((model) => `**${model}**\n\n${stageTable(fig, model, NATIVE_ENGINES, stages)}`).join('\n\n');
+}
+
+function ratiosBlock(fig) {
+  const rows = [
+    `| model | src tokens | out tokens | stage | attnscope CPU (wasm) ÷ onnxruntime-web | attnscope WebGPU (adapter ${fig.adapter() || '–'}) ÷ onnxruntime-web | onnxruntime-web without ÷ with its cache |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  const stages = [
+    ['encode', 'encode', 'encode'],
+    ['cached_step', 'one cached step', null],
+    ['greedy', 'greedy translation', 'greedy_uncached'],
+  ];
+  for (const model of MODELS) {
+    for (const n of fig.lengths(model)) {
+      for (const [stage, title, uncached] of stages) {
+        const cpu = fig.ratio([CPU, stage], [WEB, stage], model, n);
+        if (!cpu) continue;
+        const gpu = fig.ratio([GPU, stage], [WEB, stage], model, n);
+        const reference = uncached && fig.ratio([WEB_NOCACHE, uncached], [WEB, stage], model, n);
+        rows.push(
+          `| ${model} | ${n} | ${fig.get(CPU, model, stage, n).out} | ${title} | ${spread(cpu)} | ${spread(gpu)} | ${spread(reference)} |`,
+        );
+      }
+    }
+  }
+  return rows.join('\n');
+}
+
+/** The budgets measured by this bench: attnscope against onnxruntime-web with its cache. */
+function budgetsBlock(fig) {
+  const model = 'en-zh';
+  const budgets = [
+    ...[8, 16, 32, 64].map((n) => ({
+      what: `CPU-wasm encoder ≤ 1.0× onnxruntime-web's, ${n} tokens`,
+      a: [CPU, 'encode'],
+      b: [WEB, 'encode'],
+      n,
+      limit: 1.0,
+    })),
+    {
+      what: "CPU-wasm cached step ≤ 1.0× onnxruntime-web's cached step, 32 tokens",
+      a: [CPU, 'cached_step'],
+      b: [WEB, 'cached_step'],
+      n: 32,
+      limit: 1.0,
+    },
+    {
+      what: 'CPU-wasm greedy translation ≤ 0.8× onnxruntime-web with its cache, 32 tokens',
+      a: [CPU, 'greedy'],
+      b: [WEB, 'greedy'],
+      n: 32,
+      limit: 0.8,
+    },
+    {
+      what: 'one cached step ≤ 0.10 of a full re-decode, 32 tokens: attnscope native (step at the end of the output)',
+      a: [NATIVE, 'last_step'],
+      b: [NATIVE, 'full_redecode'],
+      n: 32,
+      limit: 0.1,
+    },
+    {
+      what: '… attnscope native, a forced 33-token output prefix',
+      a: [NATIVE, 'forced_step'],
+      b: [NATIVE, 'forced_redecode'],
+      n: 16,
+      limit: 0.1,
+    },
+    {
+      what: '… attnscope CPU (wasm): mean cached step ÷ `recomputeDecoder` over the output',
+      a: [CPU, 'cached_step'],
+      b: [CPU, 'full_redecode'],
+      n: 32,
+      limit: 0.1,
+    },
+    {
+      what: '… for reference: onnxruntime-web (mean cached step ÷ decoder.onnx over the output)',
+      a: [WEB, 'cached_step'],
+      b: [WEB_NOCACHE, 'full_redecode'],
+      n: 32,
+      limit: 0.1,
+      reference: true,
+    },
+    {
+      what: '… for reference: onnxruntime CPU (the same)',
+      a: [ORT, 'cached_step'],
+      b: [ORT_NOCACHE, 'full_redecode'],
+      n: 32,
+      limit: 0.1,
+      reference: true,
+    },
+  ];
+  const rows = ['| budget (en-zh) | figure (median over runs) | ratio: median (min–max over runs) | |', '|---|---|---|---|'];
+  for (const b of budgets) {
+    if (b.missing) {
+      rows.push(`| ${b.what} | ${b.missing} | – | – |`);
+      continue;
+    }
+    const a = fig.get(b.a[0], model, b.a[1], b.n);
+    const against = fig.get(b.b[0], model, b.b[1], b.n);
+    const r = fig.ratio(b.a, b.b, model, b.n);
+    if (!a || !against || !r) {
+      rows.push(`| ${b.what} | no data | – | – |`);
+      continue;
+    }
+    const within = r.per.filter((x) => x <= b.limit).length;
+    const status = b.reference
+      ? 'reference'
+      : within === r.per.length
+        ? 'met'
+        : within === 0
+          ? 'missed'
+          : `met in ${within} of ${r.per.length} runs`;
+    const fraction = b.limit < 0.5;
+    const ratio = fraction ? times(r.median, true) : `**${times(r.median)}**`;
+    rows.push(
+      `| ${b.what} | ${ms(a.median)} ms against ${ms(against.median)} ms | ${ratio} (${times(r.min, fraction)}–${times(r.max, fraction)}, ${r.per.length} run${r.per.length > 1 ? 's' : ''}) | ${status} |`,
+    );
+  }
+  return rows.join('\n');
+}
+
+const BLOCKS = {
+  run: ({ results }) => runBlock(results),
+  'export-check': ({ results }) => exportCheckBlock(results),
+  budgets: ({ fig }) => budgetsBlock(fig),
+  ratios: ({ fig }) => ratiosBlock(fig),
+  browser: ({ fig }) => browserBlock(fig),
+  native: ({ fig }) => nativeBlock(fig),
+};
+
+function render(results) {
+  const fig = figures(results);
+  let text = readFileSync(RESULTS_MD, 'utf8');
+  for (const [name, block] of Object.entries(BLOCKS)) {
+    const open = `<!-- results:${name} -->`;
+    const close = `<!-- /results:${name} -->`;
+    const start = text.indexOf(open);
+    const end = text.indexOf(close);
+    if (start < 0 || end < start) throw new Error(`benches/RESULTS.md has no ${open} … ${close}`);
+    text = `${text.slice(0, start + open.length)}\n${block({ results, fig })}\n${text.slice(end)}`;
+  }
+  writeFileSync(RESULTS_MD, text);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const from = process.argv.indexOf('--from');
+  const results = from >= 0 ? JSON.parse(readFileSync(process.argv[from + 1], 'utf8')) : collect();
+  render(results);
+  console.log(`benches/RESULTS.md: ${Object.keys(BLOCKS).length} blocks from ${results.records.length} records`);
+}
