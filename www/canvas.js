@@ -2,6 +2,27 @@
 import { MAPS } from './colormap.js';
 import { el } from './dom.js';
 
+/**
+ * A canvas drawn by the CPU rather than the GPU. A GPU canvas is a compositor layer of its own (the
+ * page's many small ones, a thumbnail per head and a row of bars per step, would cost every frame
+ * more than their pixels do), and drawing on one can leave the page waiting on a busy GPU process.
+ * Also the kind for a canvas that is only drawn from (drawMatrix's cells).
+ */
+export function cpuCanvas(options = {}) {
+  const canvas = el('canvas', options);
+  canvas.getContext('2d', { willReadFrequently: true });
+  return canvas;
+}
+
+/**
+ * Make a canvas draw what it has been told to, now. A canvas records drawing and rasterizes it
+ * only when it must (for a frame, or when it is read): drawing thousands of lines in slices
+ * across tasks would otherwise all be rasterized at once, in the task that first uses them.
+ */
+export function rasterizeNow(ctx) {
+  ctx.getImageData(0, 0, 1, 1);
+}
+
 /** Size a canvas for `cssWidth × cssHeight` CSS pixels; returns the device-pixel ratio used. */
 export function sizeCanvas(canvas, cssWidth, cssHeight) {
   const dpr = Math.max(1, window.devicePixelRatio || 1);
@@ -14,34 +35,24 @@ export function sizeCanvas(canvas, cssWidth, cssHeight) {
 
 /**
  * Draw a row-major `rows × cols` matrix filling the canvas. `mask[i]` true cells are drawn
- * hatched grey (hidden by the mask). `highlight` = { rows, cols } outlines those rows and columns.
+ * hatched grey (hidden by the mask).
  *
  * The matrix is written once at cell resolution through ImageData, then scaled to the canvas's
  * device pixels with nearest-neighbour sampling: O(cells) work, crisp at any devicePixelRatio.
  */
-export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viridis', min = 0, max = 1, mask = null, highlight = null }) {
+export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viridis', min = 0, max = 1, mask = null }) {
   const ctx = canvas.getContext('2d');
   const { width, height } = canvas;
   ctx.clearRect(0, 0, width, height);
   if (!rows || !cols) return;
   const cells = cellCanvas(cols, rows);
   const cellCtx = cells.getContext('2d');
-  const image = cellCtx.createImageData(cols, rows);
-  const data = image.data;
-  const table = MAPS[map] || MAPS.viridis;
+  const image = imageData(cellCtx, cols, rows);
+  // One 32-bit store a cell, from the map's colours packed as pixels.
+  const pixels = new Uint32Array(image.data.buffer);
+  const colours = packedColours(map);
   const span = max - min || 1;
-  for (let i = 0; i < rows * cols; i++) {
-    const p = i * 4;
-    const k = mapOffset(values[offset + i], mask?.[i], min, span);
-    if (k < 0) {
-      data[p] = data[p + 1] = data[p + 2] = -k;
-    } else {
-      data[p] = table[k];
-      data[p + 1] = table[k + 1];
-      data[p + 2] = table[k + 2];
-    }
-    data[p + 3] = 255;
-  }
+  for (let i = 0; i < rows * cols; i++) pixels[i] = colours[colourIndex(values[offset + i], mask?.[i], min, span)];
   cellCtx.putImageData(image, 0, 0);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(cells, 0, 0, cols, rows, 0, 0, width, height);
@@ -64,34 +75,60 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
     ctx.stroke();
     ctx.restore();
   }
-  if (highlight) {
-    ctx.strokeStyle = '#ffb000';
-    ctx.lineWidth = Math.max(1, Math.round(window.devicePixelRatio || 1));
-    for (const row of highlight.rows || []) {
-      if (row >= 0 && row < rows) ctx.strokeRect(0.5, row * rh + 0.5, width - 1, rh - 1);
-    }
-    for (const col of highlight.cols || []) {
-      if (col >= 0 && col < cols) ctx.strokeRect(col * cw + 0.5, 0.5, cw - 1, height - 1);
-    }
-  }
 }
 
-/**
- * The colour of one cell: the offset of its RGB triple in a 256-entry map, or minus the grey level
- * of a cell without one (40: hidden by the mask, 90: not a finite number).
- */
-export function mapOffset(v, masked, min, span) {
-  if (masked) return -40;
-  if (!Number.isFinite(v)) return -90;
+// Past the map's 256 colours: the greys of a cell hidden by the mask and of one that is not a
+// finite number.
+const MASKED = 256;
+const NOT_A_NUMBER = 257;
+const GREYS = { [MASKED]: 40, [NOT_A_NUMBER]: 90 };
+
+/** Which colour a cell gets: its place (0–255) along a map from `min` to `min + span`, or a grey. */
+function colourIndex(v, masked, min, span) {
+  if (masked) return MASKED;
+  if (!Number.isFinite(v)) return NOT_A_NUMBER;
   const t = Math.min(1, Math.max(0, (v - min) / span));
-  return Math.round(t * 255) * 3;
+  return Math.round(t * 255);
+}
+
+const packed = new Map(); // map name → packedColours
+
+/** Every colourIndex of `map` as an opaque RGBA pixel, in the platform's byte order (for ImageData). */
+function packedColours(map) {
+  const name = MAPS[map] ? map : 'viridis';
+  let colours = packed.get(name);
+  if (!colours) {
+    colours = new Uint32Array(NOT_A_NUMBER + 1);
+    const bytes = new Uint8Array(colours.buffer);
+    const table = MAPS[name];
+    for (let k = 0; k < colours.length; k++) {
+      const rgb = k in GREYS ? Array(3).fill(GREYS[k]) : table.slice(3 * k, 3 * k + 3);
+      bytes.set([...rgb, 255], 4 * k);
+    }
+    packed.set(name, colours);
+  }
+  return colours;
 }
 
 /** The CSS colour drawMatrix gives value `v` on `map` from `min` to `max`. */
 export function cellColour(v, masked, { map = 'viridis', min = 0, max = 1 } = {}) {
-  const table = MAPS[map] || MAPS.viridis;
-  const k = mapOffset(v, masked, min, max - min || 1);
-  return k < 0 ? `rgb(${-k},${-k},${-k})` : `rgb(${table[k]},${table[k + 1]},${table[k + 2]})`;
+  const k = colourIndex(v, masked, min, max - min || 1);
+  const [r, g, b] = new Uint8Array(packedColours(map).buffer, 4 * k, 3);
+  return `rgb(${r},${g},${b})`;
+}
+
+// One ImageData per size, reused across draws (putImageData copies it): a redraw of a large
+// model's thumbnails would otherwise leave megabytes behind for the garbage collector.
+const images = new Map();
+function imageData(ctx, cols, rows) {
+  const key = `${cols}x${rows}`;
+  let image = images.get(key);
+  if (!image) {
+    if (images.size > 64) images.clear();
+    image = ctx.createImageData(cols, rows);
+    images.set(key, image);
+  }
+  return image;
 }
 
 // One scratch canvas per size, reused across draws.
@@ -101,7 +138,7 @@ function cellCanvas(cols, rows) {
   let c = scratch.get(key);
   if (!c) {
     if (scratch.size > 64) scratch.clear();
-    c = el('canvas');
+    c = cpuCanvas();
     c.width = cols;
     c.height = rows;
     scratch.set(key, c);

@@ -13,6 +13,7 @@ import { fileName, readTrace, saveJson, savePng, saveSvg } from './export.js';
 import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
 import { language, onLanguageChange, setLanguage, supportedLanguage, t } from './i18n.js';
 import { createOpenModel } from './open-model.js';
+import { nextTask, runSome } from './slices.js';
 import { decodeState, encodeState, LOCAL_MODEL_PREFIX } from './state.js';
 import { createAttribution } from './views/attribution.js';
 import { createBeamTree, pathIds } from './views/beamtree.js';
@@ -162,12 +163,12 @@ function timed(name, draw) {
   return t1 - t0;
 }
 
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 let renderTicket = 0;
 
 /**
  * Redraw every view. The focused heatmap, tokens and buttons are drawn at once; the other views
- * each in their own task, so no single main-thread task grows with the sentence. A newer call
+ * each in their own task, and a view whose drawing grows with the model or the sentence a few
+ * slices a task (www/slices.js), so no single main-thread task grows with them. A newer call
  * abandons an unfinished one. `body[data-ready]` is "true" only once everything shows the current
  * answer. Resolves to the main-thread time spent drawing, or null when a newer redraw took over.
  */
@@ -187,16 +188,18 @@ async function drawAll() {
   document.body.dataset.ready = 'false';
   // The mean and max over heads and the rollouts came in the same answer as the trace.
   const { analysis } = state;
+  let table = null; // the focused heatmap's numbers as a table, filled in slices
   let busy = timed('tokens, focus, buttons', () => {
     tokens.render(trace);
     syncSelectors();
-    if (trace) focus.render(trace, selection, { special: specialIds(), hideSinks: state.hideSinks, analysis });
+    if (trace) table = focus.render(trace, selection, { special: specialIds(), hideSinks: state.hideSinks, analysis });
     renderTruncation(trace);
     renderStepButtons();
   });
   if (trace) {
     const stagesNote = stagesMissing(selection);
     const views = [
+      ['focus table', () => table],
       ...KINDS.map((kind) => [
         `model view: ${kind}`,
         () => modelView.renderKind(trace, selection, kind, state.hideSinks ? specialIds() : null, analysis),
@@ -220,12 +223,35 @@ async function drawAll() {
     for (const [name, draw] of views) {
       await nextTask();
       if (ticket !== renderTicket) return null;
-      busy += timed(name, draw);
+      const spent = await drawView(ticket, name, draw);
+      if (spent == null) return null;
+      busy += spent;
     }
   }
   markSnapshot();
   document.body.dataset.ready = trace ? 'true' : 'false';
   document.body.dataset.output = trace ? trace.output : '';
+  return busy;
+}
+
+/**
+ * Draw one view: `draw()`, and when it returns slices (www/slices.js) a few of them a task until
+ * they end. Resolves to the main-thread time spent, or null when a newer redraw took over.
+ */
+async function drawView(ticket, name, draw) {
+  let slices = null;
+  let done = false;
+  let busy = timed(name, () => {
+    slices = draw();
+    done = !slices?.next || runSome(slices);
+  });
+  while (!done) {
+    await nextTask();
+    if (ticket !== renderTicket) return null;
+    busy += timed(name, () => {
+      done = runSome(slices);
+    });
+  }
   return busy;
 }
 

@@ -7,6 +7,7 @@ import { axes, headStack, maskFor, matrixOffset } from '../attention.js';
 import { symmetricRange } from '../colormap.js';
 import { el, optionT } from '../dom.js';
 import { t } from '../i18n.js';
+import { runSlices, whileCurrent } from '../slices.js';
 import { captioned, row } from '../svg.js';
 import { createHeatmap } from './heatmap.js';
 
@@ -87,7 +88,7 @@ export function createCompare(container, { call, onError }) {
     }
     pending = key;
     status.textContent = t('compare.decoding');
-    draw();
+    redraw();
     try {
       const answer = await call('compare', request);
       if (wanted().key === key) b = { key, request, answer };
@@ -98,12 +99,29 @@ export function createCompare(container, { call, onError }) {
     } finally {
       if (pending === key) pending = null;
     }
-    draw();
+    redraw();
     schedule();
   }
 
+  let drawing = null; // the slices of the latest drawing
+
+  /**
+   * Start drawing A, B and B − A (a heatmap a slice, www/slices.js); returns the slices, or null.
+   * They stop once a newer drawing has begun (B's answer can come while the page draws A).
+   */
   function draw() {
-    if (!context) return;
+    const slices = context ? whileCurrent(drawSides(), () => drawing === slices) : null;
+    drawing = slices;
+    return slices;
+  }
+
+  /** Draw now, the slices in later tasks. */
+  function redraw() {
+    const slices = draw();
+    if (slices) runSlices(slices);
+  }
+
+  function* drawSides() {
     const { trace, selection } = context;
     const a = headMatrix(trace, selection);
     const bTrace = b?.answer.trace;
@@ -111,23 +129,32 @@ export function createCompare(container, { call, onError }) {
     sides.a.output.textContent = `“${context.text}” → ${trace.output}`;
     sides.b.output.textContent = b ? describeB(b.request, bTrace) : '…';
     const cell = Math.max(6, Math.min(22, Math.floor(260 / Math.max(a?.rows || 1, a?.cols || 1, other?.rows || 1, other?.cols || 1))));
+    container.dataset.ready = 'false';
     sides.a.heatmap.render(a ? { ...a, cell } : nothing());
+    yield;
     // B's tokens are not on the page's token lines: its axes light nothing there.
     sides.b.heatmap.render(other ? { ...other, rowSide: null, colSide: null, cell } : nothing());
     const why = differenceMissing(a, other);
     note.textContent = why;
     sides.diff.figure.hidden = Boolean(why);
-    if (!why) sides.diff.heatmap.render({ ...difference(a, other), cell });
+    if (!why) {
+      yield;
+      sides.diff.heatmap.render({ ...difference(a, other), cell });
+    }
     container.dataset.ready = String(Boolean(b) && b.key === wanted().key);
   }
 
-  /** Draw A and B with the page's `trace` and `selection`; `page`: { text, model, snapshot }. */
+  /**
+   * Draw A and B with the page's `trace` and `selection`; `page`: { text, model, snapshot }.
+   * Returns the drawing's slices (www/slices.js), or null.
+   */
   function render(trace, selection, page) {
     if (!trace) {
       context = null;
+      drawing = null;
       clearTimeout(timer);
       container.dataset.ready = 'false';
-      return;
+      return null;
     }
     if (context?.model !== page.model) {
       edited = false;
@@ -135,8 +162,8 @@ export function createCompare(container, { call, onError }) {
     }
     context = { trace, selection, ...page };
     if (!edited) textInput.value = oneWordChanged(page.text);
-    draw();
     schedule();
+    return draw();
   }
 
   textInput.addEventListener('input', () => {
@@ -147,7 +174,7 @@ export function createCompare(container, { call, onError }) {
   mode.addEventListener('change', () => {
     textInput.hidden = mode.value === 'prefix';
     prefixInput.hidden = mode.value !== 'prefix';
-    if (context) draw();
+    redraw();
     schedule();
   });
 

@@ -4,6 +4,7 @@
 import { axes, headStack, keepColumns, kindExplain, kindTitle, maskFor, matrixOffset, sinkColumns, withoutSinks } from '../attention.js';
 import { el } from '../dom.js';
 import { t } from '../i18n.js';
+import { runSlices, TASK_END, whileCurrent } from '../slices.js';
 import { createHeatmap, transposed } from './heatmap.js';
 
 /** `onTranspose()`: called when the person transposes the heatmap. */
@@ -47,11 +48,14 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
   let shown = null; // the arguments of the last render, drawn again when transposed
   let flipped = false;
   let caption = ''; // what the exported figure is of
+  let filling = null; // the table's slices being run by the latest render
   function setTransposed(on) {
     if (on === flipped) return;
     flipped = on;
     transpose.setAttribute('aria-pressed', String(flipped));
-    if (shown) render(...shown);
+    if (!shown) return;
+    const slices = render(...shown);
+    if (slices) runSlices(slices);
   }
   transpose.addEventListener('click', () => {
     setTransposed(!flipped);
@@ -59,10 +63,12 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
   });
 
   /**
-   * `options`: { special: the config's { bosId, eosId }, hideSinks: leave the <s>/</s> key
-   * columns out, analysis: what headStack reads for the mean/max over heads }.
+   * Draw the heatmap; returns the slices (www/slices.js) that fill its table. `options`:
+   * { special: the config's { bosId, eosId }, hideSinks: leave the <s>/</s> key columns out,
+   * analysis: what headStack reads for the mean/max over heads }.
    */
   function render(trace, selection, options = {}) {
+    filling = null;
     shown = [trace, selection, options];
     const { kind } = selection;
     const { stack, head, label } = headStack(trace, kind, options.analysis, selection.head);
@@ -74,7 +80,7 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
       table.replaceChildren();
       sinkNote.textContent = '';
       explainEl.textContent += t('focus.nothingYet');
-      return;
+      return null;
     }
     const layer = Math.min(selection.layer, stack.layers - 1);
     caption = t('focus.caption', { kind: kindTitle(kind), layer, head: label });
@@ -98,7 +104,10 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
     };
     if (options.hideSinks && sinks.length) spec = withoutColumns(spec, pruned, ax);
     heatmap.render(flipped ? transposed(spec) : spec);
-    fillTable(table, heatmap.spec(), caption);
+    // The page runs these slices; a transposition runs its own, and the older ones then stop.
+    const slices = whileCurrent(fillTable(table, heatmap.spec(), caption), () => filling === slices);
+    filling = slices;
+    return slices;
   }
 
   /** The heatmap as shown (transposed or not), as a vector figure; null while it is empty. */
@@ -128,19 +137,45 @@ function withoutColumns(spec, pruned, ax) {
   };
 }
 
-/** `table` holding the heatmap's numbers (3 decimals): a header row of column tokens, a row per row token. */
-function fillTable(table, spec, caption) {
+/** About this many cells of the table are changed in one task: the browser lays them out after it. */
+const TABLE_CELLS_PER_TASK = 1024;
+
+/**
+ * `table` holding the heatmap's numbers (3 decimals): a header row of column tokens, a row per
+ * row token. Filled a block of rows a task (www/slices.js): a 129 × 128 table is 16,641 cells,
+ * too many to lay out at once. The rows already there are kept and only their changed texts set.
+ */
+function* fillTable(table, spec, caption) {
   const { rows, cols } = spec;
+  const captionEl = table.caption ?? table.createCaption();
+  setText(captionEl, caption);
   const head = el('tr', {}, el('th', { text: `${spec.rowTitle?.role ?? ''} \\ ${spec.colTitle?.role ?? ''}`, attrs: { scope: 'col' } }));
   for (let c = 0; c < cols; c++) head.append(el('th', { text: spec.colLabels[c], attrs: { scope: 'col' } }));
-  const body = [];
+  (table.tHead ?? table.createTHead()).replaceChildren(head);
+  const body = table.tBodies[0] ?? table.createTBody();
+  const block = Math.max(1, Math.floor(TABLE_CELLS_PER_TASK / (cols + 1)));
   for (let r = 0; r < rows; r++) {
-    const tr = el('tr', {}, el('th', { text: spec.rowLabels[r], attrs: { scope: 'row' } }));
+    let tr = body.rows[r];
+    if (tr?.cells.length !== cols + 1) {
+      const fresh = el('tr', {}, el('th', { attrs: { scope: 'row' } }), ...Array.from({ length: cols }, () => el('td')));
+      if (tr) tr.replaceWith(fresh);
+      else body.append(fresh);
+      tr = fresh;
+    }
+    setText(tr.cells[0], spec.rowLabels[r]);
     for (let c = 0; c < cols; c++) {
       const i = r * cols + c;
-      tr.append(el('td', { text: spec.mask?.[i] ? '—' : spec.values[(spec.offset || 0) + i].toFixed(3) }));
+      setText(tr.cells[c + 1], spec.mask?.[i] ? '—' : spec.values[(spec.offset || 0) + i].toFixed(3));
     }
-    body.push(tr);
+    if ((r + 1) % block === 0) yield TASK_END;
   }
-  table.replaceChildren(el('caption', { text: caption }), el('thead', {}, head), el('tbody', {}, ...body));
+  while (body.rows.length > rows) {
+    body.lastElementChild.remove();
+    if (body.rows.length % block === 0) yield TASK_END;
+  }
+}
+
+/** Set `node`'s text unless it has it already (an unchanged cell is not laid out again). */
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }

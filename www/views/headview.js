@@ -3,9 +3,9 @@
 
 import { axes, headStack, matrixOffset, stackFor } from '../attention.js';
 import { hover, onHover } from '../bus.js';
-import { sizeCanvas } from '../canvas.js';
-import { el } from '../dom.js';
+import { cpuCanvas, rasterizeNow, sizeCanvas } from '../canvas.js';
 import { t } from '../i18n.js';
+import { runAll } from '../slices.js';
 import { svgContext } from '../svg.js';
 
 const HEAD_COLOURS = [
@@ -20,12 +20,23 @@ const HEAD_COLOURS = [
 ];
 
 export function createHeadView(container, getMode) {
-  const canvas = el('canvas');
+  const canvas = cpuCanvas();
   container.replaceChildren(canvas);
   let state = null;
   let focusRow = null;
+  // Off the screen, a hover elsewhere is drawn once the view is back in sight.
+  let onScreen = false;
+  let behind = false;
+  new IntersectionObserver((entries) => {
+    onScreen = entries.at(-1).isIntersecting;
+    if (onScreen && behind) draw();
+  }).observe(canvas);
+  // Every line of the current scene, drawn once at the canvas's device size (slices of lines a
+  // task): a redraw without a hovered row copies it instead of stroking thousands of lines again.
+  const lines = cpuCanvas();
+  let linesDrawn = false;
 
-  /** What `paint` needs for the current state, or null when there is nothing to draw. */
+  /** What the painters need for the current state, or null when there is nothing to draw. */
   function scene() {
     if (!state) return null;
     const { trace, selection, analysis } = state;
@@ -38,19 +49,45 @@ export function createHeadView(container, getMode) {
     return { all, one, stack, ax: axes(trace, selection.kind), layer: Math.min(selection.layer, stack.layers - 1), width: WIDTH, height };
   }
 
+  /** The canvas sized for `drawn` (or its empty size) and cleared: its 2D context, in CSS pixels. */
+  function resize(drawn) {
+    const [width, height] = drawn ? [drawn.width, drawn.height] : [300, 30];
+    const sized = `${width}x${height}@${window.devicePixelRatio || 1}`;
+    if (canvas.dataset.size !== sized) {
+      sizeCanvas(canvas, width, height);
+      canvas.dataset.size = sized;
+    }
+    const ctx = canvas.getContext('2d');
+    ctx.resetTransform();
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    const dpr = Math.max(1, window.devicePixelRatio || 1); // as sizeCanvas
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return ctx;
+  }
+
+  /** The hovered row's lines, or every line (once all are drawn), then the tokens. */
   function draw() {
     if (!state) return;
-    const ctx = canvas.getContext('2d');
+    behind = false;
     const drawn = scene();
-    if (!drawn) {
-      sizeCanvas(canvas, 300, 30);
-      ctx.clearRect(0, 0, canvas.width, canvas.height);
-      return;
+    // Which layer and how many of its heads are drawn, for whoever reads the page (the tests).
+    if (drawn) {
+      container.dataset.layer = String(drawn.layer);
+      container.dataset.heads = String(drawn.all ? drawn.stack.heads : 1);
+    } else {
+      delete container.dataset.layer;
+      delete container.dataset.heads;
     }
-    const dpr = sizeCanvas(canvas, drawn.width, drawn.height);
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, drawn.width, drawn.height);
-    paint(ctx, drawn, focusRow);
+    const ctx = resize(drawn);
+    if (!drawn) return;
+    if (focusRow != null) runAll(paintLines(ctx, drawn, focusRow));
+    else if (linesDrawn) {
+      const transform = ctx.getTransform();
+      ctx.resetTransform();
+      ctx.drawImage(lines, 0, 0);
+      ctx.setTransform(transform);
+    }
+    paintTokens(ctx, drawn, focusRow);
   }
 
   /** The view as drawn, as a vector figure: a <path> per line, a <text> per token. */
@@ -58,7 +95,8 @@ export function createHeadView(container, getMode) {
     const drawn = scene();
     if (!drawn) return null;
     const ctx = svgContext(drawn.width, drawn.height);
-    paint(ctx, drawn, focusRow);
+    runAll(paintLines(ctx, drawn, focusRow));
+    paintTokens(ctx, drawn, focusRow);
     return ctx.figure;
   }
 
@@ -93,13 +131,34 @@ export function createHeadView(container, getMode) {
     }
     if (row !== focusRow) {
       focusRow = row;
-      draw();
+      if (onScreen) draw();
+      else behind = true;
     }
   });
-
-  /** `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null. */
-  function render(trace, selection, analysis = null) {
+  /**
+   * Draw `trace`'s `selection`; returns the slices (www/slices.js) that draw every line.
+   * `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null.
+   */
+  function* render(trace, selection, analysis = null) {
     state = { trace, selection, analysis };
+    linesDrawn = false;
+    draw();
+    const drawn = scene();
+    if (!drawn) return;
+    if (lines.width !== canvas.width || lines.height !== canvas.height) {
+      lines.width = canvas.width;
+      lines.height = canvas.height;
+    }
+    const ctx = lines.getContext('2d');
+    ctx.resetTransform();
+    ctx.clearRect(0, 0, lines.width, lines.height);
+    ctx.setTransform(canvas.getContext('2d').getTransform());
+    const slices = paintLines(ctx, drawn, null);
+    while (!slices.next().done) {
+      rasterizeNow(ctx);
+      yield;
+    }
+    linesDrawn = true;
     draw();
   }
   return { render, figure };
@@ -108,13 +167,15 @@ export function createHeadView(container, getMode) {
 const ROW_H = 22;
 const WIDTH = 560;
 
-/** Lines from query tokens (left) to key tokens (right), opacity = weight; `focusRow`: only that query's. */
-function paint(ctx, { all, one, stack, ax, layer, width }, focusRow) {
-  ctx.font = '14px system-ui, sans-serif';
-  ctx.textBaseline = 'middle';
-  const leftX = 150;
-  const rightX = width - 150;
-  const y = (i) => 10 + i * ROW_H + ROW_H / 2;
+const LEFT_X = 150;
+const rowY = (i) => 10 + i * ROW_H + ROW_H / 2;
+
+/**
+ * Lines from query tokens (left) to key tokens (right), opacity = weight; `focusRow`: only that
+ * query's. A generator: a slice (www/slices.js) per block of query rows of a head.
+ */
+function* paintLines(ctx, { all, one, stack, layer, width }, focusRow) {
+  const rightX = width - LEFT_X;
   const heads = all ? [...Array(stack.heads).keys()] : [one.head];
   ctx.lineWidth = 2;
   for (const h of heads) {
@@ -127,28 +188,36 @@ function paint(ctx, { all, one, stack, ax, layer, width }, focusRow) {
         if (w < 0.01) continue;
         ctx.strokeStyle = `rgba(${r},${g},${b},${Math.min(1, w * (heads.length > 1 ? 0.9 : 1))})`;
         ctx.beginPath();
-        ctx.moveTo(leftX + 6, y(i));
-        ctx.lineTo(rightX - 6, y(j));
+        ctx.moveTo(LEFT_X + 6, rowY(i));
+        ctx.lineTo(rightX - 6, rowY(j));
         ctx.stroke();
       }
+      if (i % LINE_ROWS === LINE_ROWS - 1) yield;
     }
+    yield;
   }
+}
+
+/** Query rows whose lines are drawn in one slice. */
+const LINE_ROWS = 2;
+
+/** The query tokens (the focused one lit), the key tokens and the caption, over the lines. */
+function paintTokens(ctx, { all, one, stack, ax, layer, width }, focusRow) {
+  ctx.font = '14px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
   ax.rowLabels.forEach((token, i) => {
     ctx.fillStyle = focusRow === i ? '#ffb000' : '#e6e8ee';
-    ctx.fillText(token, leftX, y(i));
+    ctx.fillText(token, LEFT_X, rowY(i));
   });
   ctx.textAlign = 'left';
   ctx.fillStyle = '#e6e8ee';
   ax.colLabels.forEach((t, j) => {
-    ctx.fillText(t, rightX, y(j));
+    ctx.fillText(t, width - LEFT_X, rowY(j));
   });
   ctx.fillStyle = '#9aa3b2';
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'center';
-  ctx.fillText(
-    all ? t('headView.allCaption', { layer, count: heads.length }) : t('headView.oneCaption', { layer, head: one.label }),
-    width / 2,
-    6,
-  );
+  const count = all ? stack.heads : 1;
+  ctx.fillText(all ? t('headView.allCaption', { layer, count }) : t('headView.oneCaption', { layer, head: one.label }), width / 2, 6);
 }

@@ -2,10 +2,10 @@
 // colour legend, hover → exact value and tokens, linked highlighting of the hovered tokens' rows
 // and columns. `transposed(spec)` swaps the axes of a spec, hover mapping included.
 import { hover, hoveredOn, onHover } from '../bus.js';
-import { drawMatrix, formatValue, legend, sizeCanvas } from '../canvas.js';
+import { cpuCanvas, drawMatrix, formatValue, legend, rasterizeNow, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
 import { t } from '../i18n.js';
-import { axisTitle, labelOrientation } from '../labels.js';
+import { axisTitle, labelOrientation, labelSpacing } from '../labels.js';
 import { hideTooltip, say, showTooltip } from '../tooltip.js';
 import { heatmapFigure } from './heatmap-figure.js';
 
@@ -28,7 +28,10 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   const colTitle = el('div', { className: 'col-title' });
   const colLabels = el('div', { className: 'col-labels' });
   const rowLabels = el('div', { className: 'row-labels' });
-  const canvas = el('canvas', {
+  // The lit rows and columns are outlined by boxes laid over the matrix, not drawn into it: a hover
+  // moves two thin boxes instead of repainting a canvas of up to 1,024 × 1,032 pixels.
+  const marks = el('div', { className: 'marks' });
+  const canvas = cpuCanvas({
     className: 'matrix',
     i18nLabel: 'heatmap.keyboardLabel',
     attrs: { tabindex: 0, role: 'application', 'aria-roledescription': 'heatmap' },
@@ -40,7 +43,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     colLabels,
     rowTitle,
     rowLabels,
-    el('div', { className: 'matrix-wrap' }, canvas),
+    el('div', { className: 'matrix-wrap' }, canvas, marks),
   );
   const legendSlot = el('div');
   container.replaceChildren(root, legendSlot);
@@ -68,10 +71,19 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     return { rows: matching(spec.rows, spec.rowSide, spec.rowIndex), cols: matching(spec.cols, spec.colSide, spec.colIndex) };
   }
 
+  /**
+   * One span per token along `target`, each `size` px deep. Where the cells are too small for a
+   * readable font, every token keeps its span (hover lights it) but only every few show (www/labels.js).
+   * Kept as they are when the tokens and size are those already shown.
+   */
   function labels(target, tokens, size, vertical) {
-    const fontSize = Math.max(7, Math.min(13, size - 2));
+    const key = `${size} ${tokens.join('\u0000')}`;
+    if (target.dataset.key === key) return;
+    target.dataset.key = key;
+    const { fontSize, every } = labelSpacing(size);
+    target.classList.toggle('thinned', every > 1);
     target.replaceChildren(
-      ...tokens.map((token) => {
+      ...tokens.map((token, i) => {
         const span = el('span', { text: token, title: token });
         if (vertical) {
           span.style.width = `${size}px`;
@@ -80,22 +92,50 @@ export function createHeatmap(container, { onHoverValue } = {}) {
         } else {
           span.style.height = `${size}px`;
         }
+        if (i % every) span.classList.add('between');
         span.style.fontSize = `${fontSize}px`;
+        // A font larger than the cell may reach past it, but its line must not: the pointer over a
+        // cell's label is over that label, not its neighbour's.
+        if (every > 1 && !span.classList.contains('upright')) span.style.lineHeight = `${size}px`;
         return span;
       }),
     );
   }
 
-  function redraw() {
+  let litLabels = NOTHING_LIT; // the labels marked lit
+  let cell = 0; // px: a cell's side as drawn
+
+  /** Show `lit` on the labels and over the matrix. */
+  function showLit() {
     if (!spec) return;
-    drawMatrix(canvas, { ...spec, highlight: lit });
-    [...rowLabels.children].forEach((span, i) => {
-      span.classList.toggle('lit', lit.rows.includes(i));
+    const boxes = [
+      ...lit.rows.filter((r) => r >= 0 && r < spec.rows).map((r) => ['row', r]),
+      ...lit.cols.filter((c) => c >= 0 && c < spec.cols).map((c) => ['col', c]),
+    ];
+    while (marks.children.length < boxes.length) marks.append(el('div'));
+    [...marks.children].forEach((box, k) => {
+      box.hidden = k >= boxes.length;
+      if (box.hidden) return;
+      const [axis, i] = boxes[k];
+      const [along, across] = axis === 'row' ? ['top', 'left'] : ['left', 'top'];
+      const [length, breadth] = axis === 'row' ? ['height', 'width'] : ['width', 'height'];
+      box.style[along] = `${i * cell}px`;
+      box.style[length] = `${cell}px`;
+      box.style[across] = '0';
+      box.style[breadth] = '100%';
     });
-    [...colLabels.children].forEach((span, j) => {
-      span.classList.toggle('lit', lit.cols.includes(j));
-    });
+    markLit(rowLabels, litLabels.rows, lit.rows);
+    markLit(colLabels, litLabels.cols, lit.cols);
+    litLabels = lit;
   }
+
+  /** Move the lit mark of `target`'s labels from the indices `before` to `now`. */
+  function markLit(target, before, now) {
+    for (const i of before) if (!now.includes(i)) target.children[i]?.classList.remove('lit');
+    for (const i of now) target.children[i]?.classList.add('lit');
+  }
+
+  let legendKey = null;
 
   function render(next) {
     spec = next;
@@ -104,14 +144,33 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     delete root.dataset.cell;
     delete root.dataset.value;
     const { rows, cols } = spec;
-    const cell = spec.cell || Math.max(8, Math.min(40, Math.floor(480 / Math.max(rows, cols, 1))));
-    sizeCanvas(canvas, cols * cell, rows * cell);
+    cell = spec.cell || Math.max(8, Math.min(40, Math.floor(480 / Math.max(rows, cols, 1))));
+    const sized = `${cols * cell}x${rows * cell}@${window.devicePixelRatio || 1}`;
+    if (canvas.dataset.size !== sized) {
+      sizeCanvas(canvas, cols * cell, rows * cell);
+      canvas.dataset.size = sized;
+    }
+    drawMatrix(canvas, spec);
+    // Rasterized now rather than with every other heatmap in the frame that scrolls to them.
+    rasterizeNow(canvas.getContext('2d'));
+    // New labels are drawn unlit: the old ones' marks go with them.
+    const rowsBefore = rowLabels.dataset.key;
+    const colsBefore = colLabels.dataset.key;
     labels(rowLabels, spec.rowLabels || [], cell, false);
     labels(colLabels, spec.colLabels || [], cell, true);
+    litLabels = {
+      rows: rowLabels.dataset.key === rowsBefore ? litLabels.rows : [],
+      cols: colLabels.dataset.key === colsBefore ? litLabels.cols : [],
+    };
     colTitle.textContent = axisTitle(spec.colTitle, '→');
     rowTitle.textContent = axisTitle(spec.rowTitle, '↓');
-    legendSlot.replaceChildren(legend(spec.map || 'viridis', spec.min ?? 0, spec.max ?? 1, spec.legendLabel));
-    redraw();
+    const shownLegend = [spec.map || 'viridis', spec.min ?? 0, spec.max ?? 1, spec.legendLabel];
+    const key = JSON.stringify(shownLegend);
+    if (key !== legendKey) {
+      legendKey = key;
+      legendSlot.replaceChildren(legend(...shownLegend));
+    }
+    showLit();
   }
 
   function cellAt(event) {
@@ -128,7 +187,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     delete root.dataset.cell;
     delete root.dataset.value;
     lit = NOTHING_LIT;
-    redraw();
+    showLit();
     hover(null, self);
   }
 
@@ -149,7 +208,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     if (hoveredCell === i) return;
     hoveredCell = i;
     lit = { rows: [at.r], cols: [at.c] };
-    redraw();
+    showLit();
     hover([tokenAt('row', at.r), tokenAt('col', at.c)].filter(Boolean), self);
   }
 
@@ -216,7 +275,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
       const token = tokenAt(axis, i);
       const items = token ? [token] : [];
       lit = token ? litFor({ items }) : { rows: axis === 'row' ? [i] : [], cols: axis === 'col' ? [i] : [] };
-      redraw();
+      showLit();
       hover(items, self);
     });
     target.addEventListener('mouseleave', clear);
@@ -225,7 +284,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   onHover((detail) => {
     if (!spec || detail?.from === self) return;
     lit = litFor(detail);
-    redraw();
+    showLit();
   });
 
   /** The heatmap as it is drawn, as a vector figure (null before anything is drawn). */

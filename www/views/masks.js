@@ -33,7 +33,8 @@ export function createMasks(container) {
       colTitle,
       min: 0,
       max: 1,
-      cell: 22,
+      // 22 px cells, smaller for a long output (a 129-token one would be 2,838 px a side).
+      cell: Math.max(8, Math.min(22, Math.floor(480 / Math.max(mask.rows, 1)))),
       legendLabel: t('masks.allowed'),
     });
   }

@@ -13,75 +13,83 @@ import {
   stackFor,
   withoutSinks,
 } from '../attention.js';
-import { cellColour, drawMatrix, sizeCanvas } from '../canvas.js';
+import { cellColour, cpuCanvas, drawMatrix, rasterizeNow, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
 import { t } from '../i18n.js';
 import { COLOURS, figure as emptyFigure, row, svgElement, textEl } from '../svg.js';
 
 export function createModelView(container, onSelect) {
-  const canvases = new Map(); // "kind/layer/head" → its thumbnail canvas
   const slots = new Map(KINDS.map((kind) => [kind, el('div')]));
   container.replaceChildren(el('div', { className: 'grid-kinds' }, ...slots.values()));
+  const grids = new Map(); // kind → its grid (makeGrid), kept while its layers and heads stay
+  const shown = new Map(); // kind → the arguments it was last drawn with
 
-  function thumbnails(trace, selection, kind, special, analysis) {
-    const stack = stackFor(trace, kind);
+  /**
+   * A kind's grid: its title, a header row of head names, and a row per layer of its name and a
+   * thumbnail button for each head. Made once per shape: a redraw changes only texts and pixels.
+   */
+  function makeGrid(kind, layers, heads) {
+    const title = el('h3', { className: 'thumbs-title' });
     const group = el('div', { className: 'thumbs' });
-    const wrap = el('div', {}, el('h3', { className: 'thumbs-title', text: kindTitle(kind) }), group);
+    group.style.gridTemplateColumns = `auto repeat(${heads.length}, auto)`;
+    const headLabels = heads.map(() => el('span', { className: 'axis-label' }));
+    const layerLabels = [];
+    const buttons = []; // [layer][k]: the button of head heads[k]
+    group.append(el('span'), ...headLabels);
+    for (let l = 0; l < layers; l++) {
+      layerLabels.push(el('span', { className: 'axis-label' }));
+      buttons.push(
+        heads.map((h) => {
+          const button = el('button', { className: 'thumb', attrs: { type: 'button' }, data: { kind, layer: l, head: h } }, cpuCanvas());
+          button.addEventListener('click', () => onSelect({ kind, layer: l, head: h }));
+          return button;
+        }),
+      );
+      group.append(layerLabels[l], ...buttons[l]);
+    }
+    return { key: `${layers}/${heads.join()}`, wrap: el('div', {}, title, group), title, headLabels, layerLabels, buttons };
+  }
+
+  /**
+   * One kind's thumbnails (the page draws the three kinds in separate tasks), a layer a slice
+   * (www/slices.js). `special`: the config's { bosId, eosId } to leave those key columns out, or
+   * null; `analysis`: the trace's (www/wire.js analysis), for a mean and a max column, or null.
+   */
+  function* renderKind(trace, selection, kind, special = null, analysis = null) {
+    shown.set(kind, [trace, selection, kind, special, analysis]);
+    const slot = slots.get(kind);
+    const stack = stackFor(trace, kind);
     if (!stack?.queries) {
-      group.append(el('span', { className: 'muted', text: t('modelView.nothingYet') }));
-      return wrap;
+      grids.delete(kind);
+      const group = el('div', { className: 'thumbs' }, el('span', { className: 'muted', text: t('modelView.nothingYet') }));
+      slot.replaceChildren(el('div', {}, el('h3', { className: 'thumbs-title', text: kindTitle(kind) }), group));
+      return;
     }
     // The real heads, then the mean and max over them (from the trace's analysis, when there is one).
     const heads = [...Array(stack.heads).keys(), ...(analysis ? Object.keys(HEAD_SUMMARIES) : [])];
-    group.style.gridTemplateColumns = `auto repeat(${heads.length}, auto)`;
-    group.append(el('span'), ...heads.map((h) => el('span', { className: 'axis-label', text: headName(h) })));
-    const size = 64;
+    let grid = grids.get(kind);
+    if (grid?.key !== `${stack.layers}/${heads.join()}`) {
+      grid = makeGrid(kind, stack.layers, heads);
+      grids.set(kind, grid);
+      slot.replaceChildren(grid.wrap);
+    }
+    grid.title.textContent = kindTitle(kind);
+    heads.forEach((h, k) => {
+      grid.headLabels[k].textContent = headName(h);
+    });
     const mask = maskFor(trace, kind); // the same for every head
     const sinks = special ? sinkColumns(trace, kind, special) : [];
     for (let l = 0; l < stack.layers; l++) {
-      group.append(el('span', { className: 'axis-label', text: t('modelView.layer', { layer: l }) }));
-      for (const h of heads) {
+      grid.layerLabels[l].textContent = t('modelView.layer', { layer: l });
+      heads.forEach((h, k) => {
         const drawn = headStack(trace, kind, analysis, h);
-        const button = el('button', {
-          className: 'thumb',
-          title: t('focus.caption', { kind: kindTitle(kind), layer: l, head: drawn.label }),
-          attrs: { type: 'button' },
-          data: { kind, layer: l, head: h },
-        });
-        if (selection.kind === kind && selection.layer === l && selection.head === h) button.classList.add('selected');
-        // Canvases are reused from the last redraw: creating every thumbnail's canvas anew on
-        // each keystroke would be most of this view's time.
-        const key = `${kind}/${l}/${h}`;
-        let canvas = canvases.get(key);
-        if (!canvas) {
-          canvas = el('canvas');
-          canvases.set(key, canvas);
-        }
-        const matrix = thumbnailMatrix(drawn.stack, l, drawn.head, mask, sinks);
-        const scale = size / Math.max(matrix.rows, matrix.cols);
-        const cssWidth = Math.max(4, Math.round(matrix.cols * scale));
-        const cssHeight = Math.max(4, Math.round(matrix.rows * scale));
-        const sized = `${cssWidth}x${cssHeight}@${window.devicePixelRatio || 1}`;
-        if (canvas.dataset.size !== sized) {
-          sizeCanvas(canvas, cssWidth, cssHeight);
-          canvas.dataset.size = sized;
-        }
-        drawMatrix(canvas, matrix);
-        button.append(canvas);
-        button.addEventListener('click', () => onSelect({ kind, layer: l, head: h }));
-        group.append(button);
-      }
+        const button = grid.buttons[l][k];
+        button.title = t('focus.caption', { kind: kindTitle(kind), layer: l, head: drawn.label });
+        button.classList.toggle('selected', selection.kind === kind && selection.layer === l && selection.head === h);
+        drawThumbnail(button.firstChild, thumbnailMatrix(drawn.stack, l, drawn.head, mask, sinks));
+      });
+      yield;
     }
-    return wrap;
-  }
-
-  // One kind's thumbnails (the page draws the three kinds in separate tasks). `special`: the
-  // config's { bosId, eosId } to leave those key columns out, or null; `analysis`: the trace's
-  // (www/wire.js analysis), for a mean and a max column, or null.
-  const shown = new Map(); // kind → the arguments it was last drawn with
-  function renderKind(trace, selection, kind, special = null, analysis = null) {
-    shown.set(kind, [trace, selection, kind, special, analysis]);
-    slots.get(kind).replaceChildren(thumbnails(trace, selection, kind, special, analysis));
   }
 
   /** Every kind's thumbnails as drawn, side by side, as a vector figure (one <rect> a cell). */
@@ -90,6 +98,20 @@ export function createModelView(container, onSelect) {
     return parts.length ? row(parts, { gap: 28 }) : null;
   }
   return { renderKind, figure };
+}
+
+/** `matrix` (thumbnailMatrix) on `canvas`, its longer side THUMB px; resized only when its size changes. */
+function drawThumbnail(canvas, matrix) {
+  const scale = THUMB / Math.max(matrix.rows, matrix.cols);
+  const cssWidth = Math.max(4, Math.round(matrix.cols * scale));
+  const cssHeight = Math.max(4, Math.round(matrix.rows * scale));
+  const sized = `${cssWidth}x${cssHeight}@${window.devicePixelRatio || 1}`;
+  if (canvas.dataset.size !== sized) {
+    sizeCanvas(canvas, cssWidth, cssHeight);
+    canvas.dataset.size = sized;
+  }
+  drawMatrix(canvas, matrix);
+  rasterizeNow(canvas.getContext('2d')); // here, in its slice, not all 180 at once when the view is scrolled to
 }
 
 /** One head's matrix for drawMatrix, without the `sinks` key columns (rows renormalised) if any. */

@@ -76,8 +76,11 @@ export function createRollout(container) {
     });
   }
 
-  /** `analysis`: wire.analysis of `trace`, or null when the worker could not give it. */
-  function render(trace, analysis) {
+  /**
+   * `analysis`: wire.analysis of `trace`, or null when the worker could not give it. A heatmap a
+   * slice (www/slices.js).
+   */
+  function* render(trace, analysis) {
     shown = trace && analysis ? { trace, analysis } : null;
     body.hidden = !shown;
     if (!shown) {
@@ -91,6 +94,7 @@ export function createRollout(container) {
     }
     layerSelect.value = wanted;
     drawEncoder(trace, rollout);
+    yield;
     const attribution = analysis.sourceAttribution;
     status.textContent = attribution.queries ? '' : t('rollout.decodeFirst');
     source.el.hidden = !attribution.queries;

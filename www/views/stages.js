@@ -30,9 +30,10 @@ export function createStages(container) {
 
   /**
    * `stages`: the focused head's stages from the same answer as `trace`, or null; `note`: shown
-   * instead of them when the page focuses no single head (the mean or max over heads).
+   * instead of them when the page focuses no single head (the mean or max over heads). A stage a
+   * slice (www/slices.js).
    */
-  function render(stages, trace, note = '') {
+  function* render(stages, trace, note = '') {
     if (!stages || note) {
       delete container.dataset.kind;
       status.textContent = note || t('stages.decodeFirst');
@@ -66,7 +67,10 @@ export function createStages(container) {
       softmax: weights(stages.softmax),
       unscaledSoftmax: weights(stages.unscaledSoftmax),
     };
-    for (const [key] of STAGES) heatmaps[key].render(specs[key]);
+    for (const [key] of STAGES) {
+      heatmaps[key].render(specs[key]);
+      yield;
+    }
     summary.replaceChildren(entropyTable(stages), entropyNote(stages));
   }
 

@@ -2,9 +2,10 @@
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
 import { headStack, matrixOffset, producedBy } from '../attention.js';
 import { hover } from '../bus.js';
-import { sizeCanvas } from '../canvas.js';
+import { cpuCanvas, rasterizeNow, sizeCanvas } from '../canvas.js';
 import { el } from '../dom.js';
-import { t } from '../i18n.js';
+import { language, t } from '../i18n.js';
+import { runSlices, TASK_END } from '../slices.js';
 import { svgContext } from '../svg.js';
 import { hideTooltip, showTooltip } from '../tooltip.js';
 
@@ -33,14 +34,22 @@ function barLayout(words) {
 }
 
 // A row's bars and words on one canvas: a long sentence is thousands of bars, too many DOM
-// elements to build and lay out on every redraw.
-function drawBars(words, values, base, layout) {
-  const canvas = el('canvas', { className: 'bars' });
-  const dpr = sizeCanvas(canvas, layout.width, BAR_HEIGHT + WORD_HEIGHT);
+// elements to build and lay out on every redraw. The canvas is kept while its size stays.
+function drawBars(slot, { trace, cross, rowOffset, layout }, i) {
+  const size = `${layout.width}@${window.devicePixelRatio || 1}`;
+  let canvas = slot.firstChild;
+  if (canvas?.dataset.size !== size) {
+    canvas = cpuCanvas({ className: 'bars', data: { step: i, size } });
+    sizeCanvas(canvas, layout.width, BAR_HEIGHT + WORD_HEIGHT);
+    slot.replaceChildren(canvas);
+  }
   const ctx = canvas.getContext('2d');
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  const dpr = Math.max(1, window.devicePixelRatio || 1);
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  paintBars(ctx, words, values, base, layout);
-  return canvas;
+  paintBars(ctx, trace.srcTokens, cross.data, rowOffset(i), layout);
+  rasterizeNow(ctx);
 }
 
 /** One row's bars over the source words, on a canvas or an SVG context. */
@@ -70,107 +79,139 @@ function slotAt(layout, offsetX) {
 }
 
 export function createStepper(container, onForce) {
-  let observer = null;
-  let shown = null; // { trace, cross, head, layer, label, layout } as last drawn
-  /** `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null. */
-  function render(trace, selection, analysis = null) {
-    const list = el('div', { className: 'step-list' });
+  let shown = null; // { trace, cross, head, layer, label, layout, rowOffset } as last drawn
+  const caption = el('p', { className: 'muted' });
+  const list = el('div', { className: 'step-list' });
+  // The rows on screen, kept while their step is the same: a redraw for another head repaints
+  // their bars only. Each: { key, row, bars: the bars' slot, drawn: whether its bars are the current ones }.
+  let rows = [];
+  const onScreen = new Set(); // the steps whose bars are within reach of the list's view
+  const waiting = new Set(); // steps on screen whose bars are not drawn yet
+  let painting = null; // the slices drawing them
+
+  // Bars are drawn only for rows in view (a long decode has up to max_len rows), a few a task.
+  const observer = new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        const i = Number(entry.target.dataset.step);
+        if (entry.isIntersecting) onScreen.add(i);
+        else onScreen.delete(i);
+        if (entry.isIntersecting && !rows[i]?.drawn) waiting.add(i);
+      }
+      paintWaiting();
+    },
+    { root: list, rootMargin: '200px 0px' },
+  );
+
+  /** Draw the bars of the rows waiting for them, one row a slice (www/slices.js). */
+  function paintWaiting() {
+    if (painting || !waiting.size) return;
+    const slices = (function* paint() {
+      for (const i of waiting) {
+        waiting.delete(i);
+        const entry = rows[i];
+        if (!entry || entry.drawn || !shown) continue;
+        drawBars(entry.bars, shown, i);
+        entry.drawn = true;
+        yield;
+      }
+    })();
+    painting = slices;
+    runSlices(slices).finally(() => {
+      painting = null;
+      paintWaiting();
+    });
+  }
+
+  // One set of listeners for every row's bars: which source word is under the pointer. A bar is
+  // a cross-attention cell: the token step i produced looking at word j.
+  list.addEventListener('mousemove', (event) => {
+    const canvas = event.target.closest?.('canvas.bars');
+    if (!canvas || !shown) return;
+    const { trace, cross, rowOffset, layout } = shown;
+    const i = Number(canvas.dataset.step);
+    const j = slotAt(layout, event.offsetX);
+    if (j < 0) {
+      hideTooltip();
+      return;
+    }
+    const weight = cross.data[rowOffset(i) + j];
+    showTooltip(event, t('stepper.tooltip', { token: trace.steps[i].token, source: trace.srcTokens[j], weight: weight.toFixed(4) }));
+    if (list.dataset.hoverCell !== `${i}/${j}`) {
+      list.dataset.hoverCell = `${i}/${j}`;
+      hover(
+        [
+          { side: 'tgt', index: producedBy(i) },
+          { side: 'src', index: j },
+        ],
+        'stepper',
+      );
+    }
+  });
+  list.addEventListener('mouseout', (event) => {
+    if (!event.target.closest?.('canvas.bars')) return;
+    delete list.dataset.hoverCell;
+    hideTooltip();
+    hover(null, 'stepper');
+  });
+
+  /**
+   * Show every step of `trace`, a block of new rows a slice (www/slices.js); a row whose step is
+   * unchanged is kept, and only its bars drawn again. `analysis`: the trace's (www/wire.js
+   * analysis), for the mean or max over heads, or null.
+   */
+  function* render(trace, selection, analysis = null) {
     if (!trace?.steps.length) {
-      observer?.disconnect();
       shown = null;
+      for (const entry of rows) observer.unobserve(entry.bars);
+      rows = [];
+      list.replaceChildren();
       container.replaceChildren(el('p', { className: 'muted', text: t('stepper.onlyStart') }));
       return;
     }
     const { stack: cross, head, label } = headStack(trace, 'cross', analysis, selection.head);
     const layer = Math.min(selection.layer, cross.layers - 1);
-    const caption = el('p', {
-      className: 'muted',
-      text: t('stepper.caption', { layer, head: label }),
-    });
+    caption.textContent = t('stepper.caption', { layer, head: label });
     const layout = barLayout(trace.srcTokens);
     const rowOffset = (i) => matrixOffset(cross, layer, head) + i * cross.keys; // step i's row
     shown = { trace, cross, layer, label, layout, rowOffset };
-    observer?.disconnect();
-    observer = new IntersectionObserver(
-      (entries) => {
-        for (const entry of entries) {
-          if (!entry.isIntersecting) continue;
-          const placeholder = entry.target;
-          observer.unobserve(placeholder);
-          const i = Number(placeholder.dataset.step);
-          const bars = drawBars(trace.srcTokens, cross.data, rowOffset(i), layout);
-          bars.dataset.step = i;
-          placeholder.replaceWith(bars);
-        }
-      },
-      { root: list, rootMargin: '200px 0px' },
-    );
-    // One set of listeners for every row's bars: which source word is under the pointer. A bar is
-    // a cross-attention cell: the token step i produced looking at word j.
-    list.addEventListener('mousemove', (event) => {
-      const canvas = event.target.closest?.('canvas.bars');
-      if (!canvas) return;
-      const i = Number(canvas.dataset.step);
-      const j = slotAt(layout, event.offsetX);
-      if (j < 0) {
-        hideTooltip();
-        return;
+    if (list.parentNode !== container) container.replaceChildren(caption, list);
+    const words = trace.srcTokens.join('\u0000');
+    let added = 0;
+    for (let i = 0; i < trace.steps.length; i++) {
+      const key = stepKey(trace.steps[i], words);
+      const entry = rows[i];
+      if (entry?.key === key) {
+        // The same step: its bars are of another head now.
+        entry.drawn = false;
+        if (onScreen.has(i)) waiting.add(i);
+        continue;
       }
-      const weight = cross.data[rowOffset(i) + j];
-      showTooltip(event, t('stepper.tooltip', { token: trace.steps[i].token, source: trace.srcTokens[j], weight: weight.toFixed(4) }));
-      if (list.dataset.hoverCell !== `${i}/${j}`) {
-        list.dataset.hoverCell = `${i}/${j}`;
-        hover(
-          [
-            { side: 'tgt', index: producedBy(i) },
-            { side: 'src', index: j },
-          ],
-          'stepper',
-        );
-      }
-    });
-    list.addEventListener('mouseout', (event) => {
-      if (!event.target.closest?.('canvas.bars')) return;
-      delete list.dataset.hoverCell;
-      hideTooltip();
-      hover(null, 'stepper');
-    });
-    trace.steps.forEach((step, i) => {
-      const token = el('div', {
-        className: step.forced ? 'new-token token forced' : 'new-token token',
-        text: step.token,
-        title: step.forced ? t('tokens.forced') : null,
-      });
-      token.addEventListener('mouseenter', () => hover([{ side: 'tgt', index: producedBy(i) }], 'stepper'));
-      token.addEventListener('mouseleave', () => hover(null, 'stepper'));
-      // The bars are drawn when the row scrolls into view (a long decode has up to max_len rows).
-      const placeholder = el('div', { data: { step: i } });
+      const row = stepRow(trace, i, onForce);
+      const bars = row.querySelector('.bars-scroll');
+      const placeholder = el('div');
       placeholder.style.width = `${layout.width}px`;
       placeholder.style.height = `${BAR_HEIGHT + WORD_HEIGHT}px`;
-      observer.observe(placeholder);
-      const candidates = step.candidates.map((candidate) => {
-        const button = el('button', {
-          className: candidate.id === step.id ? 'candidate chosen' : 'candidate',
-          text: `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`,
-          title: t('stepper.forceTitle', { token: candidate.token }),
-          attrs: { type: 'button' },
-        });
-        button.addEventListener('click', () => onForce(i, candidate.id));
-        return button;
-      });
-      list.append(
-        el(
-          'div',
-          { className: 'step-row', data: { step: i } },
-          token,
-          el('div', { className: 'bars-scroll' }, placeholder),
-          el('div', { className: 'candidates' }, ...candidates),
-        ),
-      );
-    });
-    container.replaceChildren(caption, list);
+      bars.append(placeholder);
+      if (entry) {
+        observer.unobserve(entry.bars);
+        entry.row.replaceWith(row);
+      } else list.append(row);
+      onScreen.delete(i);
+      rows[i] = { key, row, bars, drawn: false };
+      observer.observe(bars);
+      if (++added % STEP_ROWS === 0) yield TASK_END;
+    }
+    while (rows.length > trace.steps.length) {
+      const entry = rows.pop();
+      observer.unobserve(entry.bars);
+      onScreen.delete(rows.length);
+      entry.row.remove();
+    }
     list.scrollTop = list.scrollHeight;
+    paintWaiting();
   }
+
   /** Every step as drawn: its token, its bars and its candidates, as a vector figure. */
   function figure() {
     if (!shown) return null;
@@ -210,4 +251,48 @@ export function createStepper(container, onForce) {
   }
 
   return { render, figure };
+}
+
+/** Rows of the stepper added in one task (then the browser lays them out). */
+const STEP_ROWS = 16;
+
+/**
+ * What makes a row: its step's token, whether it was forced and its candidates, the source words
+ * its bars stand over, and the language of its titles.
+ */
+function stepKey(step, words) {
+  const candidates = step.candidates.map((c) => `${c.id}:${c.probability}`).join();
+  return `${language()}|${step.id}|${step.forced}|${step.token}|${candidates}|${words}`;
+}
+
+/**
+ * Step `i`'s row: the token it produced, a slot for its bars over the source, and its candidates,
+ * each forcing itself through `onForce`.
+ */
+function stepRow(trace, i, onForce) {
+  const step = trace.steps[i];
+  const token = el('div', {
+    className: step.forced ? 'new-token token forced' : 'new-token token',
+    text: step.token,
+    title: step.forced ? t('tokens.forced') : null,
+  });
+  token.addEventListener('mouseenter', () => hover([{ side: 'tgt', index: producedBy(i) }], 'stepper'));
+  token.addEventListener('mouseleave', () => hover(null, 'stepper'));
+  const candidates = step.candidates.map((candidate) => {
+    const button = el('button', {
+      className: candidate.id === step.id ? 'candidate chosen' : 'candidate',
+      text: `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`,
+      title: t('stepper.forceTitle', { token: candidate.token }),
+      attrs: { type: 'button' },
+    });
+    button.addEventListener('click', () => onForce(i, candidate.id));
+    return button;
+  });
+  return el(
+    'div',
+    { className: 'step-row', data: { step: i } },
+    token,
+    el('div', { className: 'bars-scroll', data: { step: i } }),
+    el('div', { className: 'candidates' }, ...candidates),
+  );
 }
