@@ -406,8 +406,8 @@ fn run(cli: Cli) -> Result<()> {
             };
             let imported = crate::import::marian(&dir, &options)?;
             // The folder must load before it is written.
-            imported.with_files(|files| crate::LoadedModel::load(files, &Device::flex()))??;
-            imported.write(&out)?;
+            crate::LoadedModel::load(imported.folder.files(), &Device::flex())?;
+            imported.folder.write(&out)?;
             for note in &imported.notes {
                 println!("note: {note}");
             }
@@ -422,7 +422,7 @@ fn run(cli: Cli) -> Result<()> {
                 c.encoder_heads(),
                 c.decoder_heads(),
                 c.src_vocab_size,
-                imported.weights.len() / 1_000_000
+                imported.folder.weights.len() / 1_000_000
             );
         }
         Command::Random {
@@ -539,32 +539,16 @@ fn random_model(
     let device = Device::flex();
     let mut model = crate::model::Transformer::new(&config, &device);
     let weights = crate::weights::save_weights(&config, &mut model, half)?;
-    let files = [
-        (crate::FILE_NAMES.config, config.to_json()?.into_bytes()),
-        (crate::FILE_NAMES.weights, weights),
-        (
-            crate::FILE_NAMES.src_tokenizer,
-            tokenizer_json(Granularity::Words, &src_words).into_bytes(),
-        ),
-        (
-            crate::FILE_NAMES.tgt_tokenizer,
-            tokenizer_json(Granularity::Characters, &tgt_words).into_bytes(),
-        ),
-    ];
-    std::fs::create_dir_all(out).map_err(|e| Error::Io {
-        path: out.display().to_string(),
-        message: e.to_string(),
-    })?;
-    for (name, bytes) in &files {
-        let path = out.join(name);
-        std::fs::write(&path, bytes).map_err(|e| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
-    }
-    // It must load as the page would load it.
-    let folder = ModelFolder::read(out)?;
+    let folder = ModelFolder {
+        config: config.to_json()?.into_bytes(),
+        weights,
+        src_tokenizer: tokenizer_json(Granularity::Words, &src_words).into_bytes(),
+        tgt_tokenizer: tokenizer_json(Granularity::Characters, &tgt_words).into_bytes(),
+    };
+    // It must load as the page would load it before it is written.
     crate::LoadedModel::load(folder.files(), &device)?;
+    folder.write(out)?;
+    let f = folder.files();
     println!(
         "wrote {} ({}): {} parameters, {} MB",
         out.display(),
@@ -573,7 +557,11 @@ fn random_model(
             .iter()
             .map(|(_, shape)| shape.iter().product::<usize>())
             .sum::<usize>(),
-        files.iter().map(|(_, b)| b.len()).sum::<usize>() / 1_000_000
+        [f.config, f.weights, f.src_tokenizer, f.tgt_tokenizer]
+            .iter()
+            .map(|b| b.len())
+            .sum::<usize>()
+            / 1_000_000
     );
     Ok(())
 }

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 use crate::config::{Activation, ModelConfig, PositionalLayout, TokenizerRules};
 use crate::error::{Error, Result};
-use crate::folder::{ModelFiles, FILE_NAMES};
+use crate::folder::{read_file, ModelFolder};
 use crate::spm::{PieceType, SentencePieceModel, UNIGRAM};
 use crate::tokenizer::{tokenizer_document, OUTSIDE_MODEL};
 use crate::weights::{expected_tensors, serialize, HostTensor};
@@ -37,52 +37,15 @@ pub struct ImportOptions {
     pub example: Option<String>,
 }
 
-/// An imported model, ready to write.
+/// An imported model: its folder's four files, ready to load or write.
 #[derive(Clone, Debug)]
 pub struct Imported {
-    /// attnscope's config.
+    /// attnscope's config (also in `folder.config` as JSON).
     pub config: ModelConfig,
-    /// `model.safetensors` bytes.
-    pub weights: Vec<u8>,
-    /// `src_tokenizer.json`.
-    pub src_tokenizer: String,
-    /// `tgt_tokenizer.json`.
-    pub tgt_tokenizer: String,
+    /// The model folder's files.
+    pub folder: ModelFolder,
     /// What the import noticed (printed by the CLI).
     pub notes: Vec<String>,
-}
-
-impl Imported {
-    /// Write the folder (creating it).
-    pub fn write(&self, out: &Path) -> Result<()> {
-        let io = |path: &Path, e: std::io::Error| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        };
-        std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
-        let config = self.config.to_json()?;
-        for (name, bytes) in [
-            (FILE_NAMES.config, config.as_bytes()),
-            (FILE_NAMES.weights, self.weights.as_slice()),
-            (FILE_NAMES.src_tokenizer, self.src_tokenizer.as_bytes()),
-            (FILE_NAMES.tgt_tokenizer, self.tgt_tokenizer.as_bytes()),
-        ] {
-            let path = out.join(name);
-            std::fs::write(&path, bytes).map_err(|e| io(&path, e))?;
-        }
-        Ok(())
-    }
-
-    /// Borrow as the loader's input.
-    pub fn with_files<T>(&self, f: impl FnOnce(ModelFiles<'_>) -> T) -> Result<T> {
-        let config = self.config.to_json()?;
-        Ok(f(ModelFiles {
-            config: config.as_bytes(),
-            weights: &self.weights,
-            src_tokenizer: self.src_tokenizer.as_bytes(),
-            tgt_tokenizer: self.tgt_tokenizer.as_bytes(),
-        }))
-    }
 }
 
 fn fail(message: impl Into<String>) -> Error {
@@ -90,11 +53,7 @@ fn fail(message: impl Into<String>) -> Error {
 }
 
 fn read(dir: &Path, name: &str) -> Result<Vec<u8>> {
-    let path = dir.join(name);
-    std::fs::read(&path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
+    read_file(&dir.join(name))
 }
 
 fn read_json(dir: &Path, name: &str) -> Result<Value> {
@@ -279,10 +238,13 @@ pub fn marian(dir: &Path, options: &ImportOptions) -> Result<Imported> {
     config.validate()?;
     let weights = convert_weights(&config, &read(dir, "model.safetensors")?, options.half)?;
     Ok(Imported {
+        folder: ModelFolder {
+            config: config.to_json()?.into_bytes(),
+            weights,
+            src_tokenizer: src_tokenizer.into_bytes(),
+            tgt_tokenizer: tgt_tokenizer.into_bytes(),
+        },
         config,
-        weights,
-        src_tokenizer,
-        tgt_tokenizer,
         notes,
     })
 }

@@ -60,10 +60,7 @@ fn tensor_values<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
 }
 
 fn load(imported: &Imported) -> LoadedModel {
-    imported
-        .with_files(|files| LoadedModel::load(files, &Device::flex()))
-        .unwrap()
-        .unwrap()
+    LoadedModel::load(imported.folder.files(), &Device::flex()).unwrap()
 }
 
 /// Teacher-forced pass over `decoder_input_ids`: encoder, decoder and cross attentions as
@@ -99,10 +96,7 @@ fn check_checkpoint(name: &str) {
     let imported = import(&format!("{name}/hf"));
     let loaded = load(&imported);
     let eos = imported.config.eos_id;
-    let mut session = imported
-        .with_files(|files| Session::load(files, Device::flex()))
-        .unwrap()
-        .unwrap();
+    let mut session = Session::load(imported.folder.files(), Device::flex()).unwrap();
     let cases = expected["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 3);
     for (n, case) in cases.iter().enumerate() {
