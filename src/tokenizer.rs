@@ -205,23 +205,27 @@ impl TextTokenizer {
             spans: vec![],
         };
         for (&id, &(start, end)) in encoding.get_ids().iter().zip(encoding.get_offsets()) {
-            let original = text.get(start..end).filter(|s| !s.is_empty());
-            let entry = self.token(id).unwrap_or_default();
-            let shown = match original {
-                // A word-initial subword shows its mark, so word boundaries stay visible.
-                Some(piece) if entry.starts_with(WORD_START) && id != self.unk_id => {
-                    format!("{WORD_START}{}", visible(piece.trim_start()))
-                }
-                Some(piece) => visible(piece),
-                None => visible(entry),
-            };
             encoded.ids.push(id);
-            encoded.tokens.push(shown);
+            encoded.tokens.push(self.shown(text, (start, end), id));
             encoded.unknown.push(id == self.unk_id);
             encoded.spans.push((start, end));
         }
         self.drop_extra_word_starts(&mut encoded);
         Ok(encoded)
+    }
+
+    /// What to show for token `id` cut from `span` of `text`: the original text made visible
+    /// (the vocabulary entry where the span is empty); a word-initial subword shows its mark,
+    /// so word boundaries stay visible.
+    fn shown(&self, text: &str, (start, end): (usize, usize), id: u32) -> String {
+        let entry = self.token(id).unwrap_or_default();
+        match text.get(start..end).filter(|s| !s.is_empty()) {
+            Some(piece) if entry.starts_with(WORD_START) && id != self.unk_id => {
+                format!("{WORD_START}{}", visible(piece.trim_start()))
+            }
+            Some(piece) => visible(piece),
+            None => visible(entry),
+        }
     }
 
     /// `MarianTokenizer.tokenize`: split on the literal special tokens; in each other chunk a
@@ -278,16 +282,8 @@ impl TextTokenizer {
                 } else {
                     id
                 };
-                let original = text.get(from + s..from + e).filter(|s| !s.is_empty());
-                let entry = self.token(id).unwrap_or_default();
-                let shown = match original {
-                    Some(piece) if entry.starts_with(WORD_START) && id != self.unk_id => {
-                        format!("{WORD_START}{}", visible(piece.trim_start()))
-                    }
-                    Some(piece) => visible(piece),
-                    None => visible(entry),
-                };
-                push(id, shown, (from + s, from + e));
+                let span = (from + s, from + e);
+                push(id, self.shown(text, span, id), span);
             }
         }
         Ok(encoded)
