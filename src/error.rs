@@ -124,10 +124,10 @@ pub enum Error {
     /// Something this program guarantees did not hold: a bug, reported instead of a panic.
     #[error("internal error: {0}")]
     Invariant(&'static str),
-    /// Training data or settings problem.
+    /// A checkpoint that cannot be imported, and why.
     #[error("import: {0}")]
     Import(String),
-
+    /// Training data or settings problem.
     #[error("training: {0}")]
     Training(String),
 }

@@ -158,13 +158,17 @@ fn put_weights(
     // A tied projection gets its own contiguous copy of the target embedding, transposed on the
     // host: a transposed view of the embedding made every decoding step's logits matmul copy
     // the whole matrix first (5× slower translation at opus-mt's 65,001-token vocabulary).
+    // burn keeps Linear weights [in, out]: the embedding's [vocab, d_model], transposed.
+    let (vocab, d) = (config.tgt_vocab_size, config.d_model);
     let tied = match config.tie_output {
-        true => Some(
-            tensors
+        true => Some(transpose(
+            &tensors
                 .get("tgt_embed.weight")
                 .ok_or_else(|| Error::MissingTensor("tgt_embed.weight".into()))?
-                .clone(),
-        ),
+                .data,
+            vocab,
+            d,
+        )),
         false => None,
     };
     walk(config, Some(model), &mut |name, _, slot| {
@@ -173,10 +177,8 @@ fn put_weights(
             .set(host, device);
         Ok(())
     })?;
-    if let Some(embedding) = tied {
-        // burn keeps Linear weights [in, out]: the embedding's [vocab, d_model], transposed.
-        let (vocab, d) = (config.tgt_vocab_size, config.d_model);
-        let data = TensorData::new(transpose(&embedding.data, vocab, d), [d, vocab]);
+    if let Some(transposed) = tied {
+        let data = TensorData::new(transposed, [d, vocab]);
         replace(
             &mut model.projection.weight,
             Tensor::from_data(data, device),
