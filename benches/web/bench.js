@@ -175,6 +175,16 @@ function nextToken(logits, config) {
   return best;
 }
 
+/** Greedy decoding from <s> to </s> or max_len; `logitsAfter(tokens)` gives the next token's logits. */
+async function greedyIds(config, logitsAfter) {
+  const tokens = [config.bos_id];
+  while (tokens.length < config.max_len) {
+    tokens.push(nextToken(await logitsAfter(tokens), config));
+    if (tokens.at(-1) === config.eos_id) break;
+  }
+  return tokens;
+}
+
 function checkTokens(engine, ref, tokens) {
   if (tokens.join() !== ref.tgtIds.join()) throw new Error(`${engine} tokens differ at n=${ref.n}: ${tokens} vs ${ref.tgtIds}`);
 }
@@ -202,14 +212,11 @@ async function onnxCached(exported, config, reference, runs) {
   const greedy = async (src) => {
     const cross = await encode(src);
     let cache = emptyCache();
-    let out;
-    const tokens = [config.bos_id];
-    while (tokens.length < config.max_len) {
+    return greedyIds(config, async (tokens) => {
+      let out;
       [out, cache] = await step(tokens.at(-1), cache, cross);
-      tokens.push(nextToken(out.logits, config));
-      if (tokens.at(-1) === config.eos_id) break;
-    }
-    return tokens;
+      return out.logits;
+    });
   };
   const rows = [];
   for (const ref of reference) {
@@ -249,13 +256,7 @@ async function onnxUncached(exported, config, reference, runs) {
   const encode = async (src) => (await enc.run({ src_ids: src })).memory;
   const greedy = async (src) => {
     const memory = await encode(src);
-    const tokens = [config.bos_id];
-    while (tokens.length < config.max_len) {
-      const { logits } = await dec.run({ tgt_ids: ids(tokens), memory });
-      tokens.push(nextToken(logits, config));
-      if (tokens.at(-1) === config.eos_id) break;
-    }
-    return tokens;
+    return greedyIds(config, async (tokens) => (await dec.run({ tgt_ids: ids(tokens), memory })).logits);
   };
   const rows = [];
   for (const ref of reference) {
