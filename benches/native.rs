@@ -9,8 +9,11 @@
 
 use std::time::Instant;
 
+use attnscope::analysis::Analysis;
 use attnscope::folder::ModelFolder;
+use attnscope::session::Answer;
 use attnscope::{block_on, Session};
+use attnscope::{AttentionKind, Focus};
 use burn::tensor::Device;
 
 const WARMUP: usize = 5;
@@ -121,6 +124,47 @@ fn main() {
             full.0,
             full.1,
             step.0 / full.0
+        );
+    }
+    // What one answer of the page costs after a greedy translation (the wasm `answer()`): the
+    // focused head's stages (the page's default focus, cross-attention layer 0 head 0), the
+    // analysis, and the answer serialised (JSON here; the page converts it to a JS object).
+    println!();
+    println!("| model | src tokens | out tokens | stages ms (median/p95) | analysis ms | answer as JSON ms |");
+    println!("|---|---|---|---|---|---|");
+    for model in ["en-zh", "date-iso"] {
+        let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
+        let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+        let text = sentence(&session, model, 32);
+        block_on(session.translate(&text)).unwrap();
+        let focus = Focus {
+            kind: AttentionKind::Cross,
+            layer: 0,
+            head: 0,
+        };
+        let stages = time(|| {
+            block_on(session.stages(focus)).unwrap();
+        });
+        let trace = session.trace().unwrap();
+        let analysis = time(|| {
+            Analysis::of(trace);
+        });
+        let answer = Answer {
+            analysis: Some(Analysis::of(trace)),
+            ..Answer::new(trace, block_on(session.stages(focus)).unwrap())
+        };
+        let json = time(|| {
+            serde_json::to_string(&answer).unwrap();
+        });
+        println!(
+            "| {model} | 32 | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} |",
+            trace.steps.len(),
+            stages.0,
+            stages.1,
+            analysis.0,
+            analysis.1,
+            json.0,
+            json.1
         );
     }
     // Switching to a training snapshot: only the weights replaced, against loading the whole

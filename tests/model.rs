@@ -219,39 +219,42 @@ fn head_stages_are_consistent_with_the_trace() {
         (AttentionKind::DecoderSelf, &trace.decoder_self_attention),
         (AttentionKind::Cross, &trace.cross_attention),
     ] {
-        let layer = stack.layers - 1;
-        let head = 1;
-        let focus = Focus { kind, layer, head };
-        let p = block_on(session.stages(focus)).unwrap().unwrap();
-        assert_eq!((p.queries, p.keys), (stack.queries, stack.keys));
-        common::assert_close(
-            "softmax == trace",
-            &p.softmax,
-            stack.matrix(layer, head),
-            1e-5,
-        );
-        let scaled: Vec<f32> = p.raw.iter().map(|r| r / d_k.sqrt()).collect();
-        common::assert_close("scaled", &p.scaled, &scaled, 1e-5);
-        for (i, &hidden) in p.mask.hidden.iter().enumerate() {
-            if hidden {
-                assert_eq!(p.softmax[i], 0.0);
-                assert_eq!(p.unscaled_softmax[i], 0.0);
+        // Every layer: the stages stop the model at the focused layer, so an off-by-one there
+        // would show the neighbouring layer's weights.
+        for layer in 0..stack.layers {
+            let head = (layer + 1) % stack.heads;
+            let focus = Focus { kind, layer, head };
+            let p = block_on(session.stages(focus)).unwrap().unwrap();
+            assert_eq!((p.queries, p.keys), (stack.queries, stack.keys));
+            common::assert_close(
+                "softmax == trace",
+                &p.softmax,
+                stack.matrix(layer, head),
+                1e-5,
+            );
+            let scaled: Vec<f32> = p.raw.iter().map(|r| r / d_k.sqrt()).collect();
+            common::assert_close("scaled", &p.scaled, &scaled, 1e-5);
+            for (i, &hidden) in p.mask.hidden.iter().enumerate() {
+                if hidden {
+                    assert_eq!(p.softmax[i], 0.0);
+                    assert_eq!(p.unscaled_softmax[i], 0.0);
+                }
             }
+            // The stages' mask is the trace's: causal for decoder self-attention, padding otherwise.
+            let expected = match kind {
+                AttentionKind::DecoderSelf => trace.causal_mask.expand(p.queries),
+                _ => trace.padding_mask.expand(p.queries),
+            };
+            assert_eq!(p.mask.hidden.0, expected);
+            assert_eq!(
+                p.mask.hidden.iter().any(|&m| m),
+                kind == AttentionKind::DecoderSelf
+            );
+            // Without the scaling the weights are at least as peaked on average.
+            let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
+            assert!(mean(&p.unscaled_entropy) <= mean(&p.entropy) + 1e-3);
+            assert_eq!(p.entropy.len(), session.config().n_heads);
         }
-        // The stages' mask is the trace's: causal for decoder self-attention, padding otherwise.
-        let expected = match kind {
-            AttentionKind::DecoderSelf => trace.causal_mask.expand(p.queries),
-            _ => trace.padding_mask.expand(p.queries),
-        };
-        assert_eq!(p.mask.hidden.0, expected);
-        assert_eq!(
-            p.mask.hidden.iter().any(|&m| m),
-            kind == AttentionKind::DecoderSelf
-        );
-        // Without the scaling the weights are at least as peaked on average.
-        let mean = |v: &[f32]| v.iter().sum::<f32>() / v.len() as f32;
-        assert!(mean(&p.unscaled_entropy) <= mean(&p.entropy) + 1e-3);
-        assert_eq!(p.entropy.len(), session.config().n_heads);
     }
     let focus = Focus {
         kind: AttentionKind::Cross,

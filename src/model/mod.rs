@@ -180,6 +180,57 @@ impl Transformer {
         }
     }
 
+    /// The encoder up to and including `layer`, that layer's raw scores kept: what one encoder
+    /// head's stages need. The layers above it and the final norm are skipped, so this costs
+    /// `layer + 1` layers, not the whole stack. `None` when the encoder has no such layer.
+    pub fn encode_through(&self, src: Tensor<2, Int>, layer: usize) -> Option<AttentionOutput> {
+        let padding_mask = self.padding_mask(src.clone());
+        let mut x = self.embed(&self.src_embed, src, 0);
+        for (index, encoder_layer) in self.encoder_layers.iter().enumerate() {
+            let (next, attention) =
+                encoder_layer.forward(x, Some(padding_mask.clone()), index == layer);
+            if index == layer {
+                return Some(attention);
+            }
+            x = next;
+        }
+        None
+    }
+
+    /// The decoder over a whole target prefix (causal mask), up to and including `probe.layer`,
+    /// with that layer's raw scores of `probe.kind` kept, reading the cross-attention keys and
+    /// values already projected (`cross`, one per layer). The same numbers as [`Self::decode`]'s
+    /// for that layer, without the layers above it, the final norm and the vocabulary
+    /// projection. `None` when the decoder has no such layer.
+    ///
+    /// # Shapes
+    /// `tgt: [batch, tgt_len]`, `padding_mask: [batch, 1, 1, src_len]`.
+    pub fn decode_through(
+        &self,
+        tgt: Tensor<2, Int>,
+        cross: &[KeyValue],
+        padding_mask: &Tensor<4, Bool>,
+        probe: Probe,
+    ) -> Option<DecoderLayerAttention> {
+        let [_, len] = tgt.dims();
+        let self_mask = Mask::causal(len).to_tensor(&tgt.device());
+        let mut x = self.embed(&self.tgt_embed, tgt, 0);
+        for (index, (layer, memory)) in self.decoder_layers.iter().zip(cross).enumerate() {
+            let keep = (index == probe.layer && probe.kind != AttentionKind::EncoderSelf)
+                .then_some(probe.kind);
+            let input = DecoderInput::new(x, memory)
+                .self_mask(Some(self_mask.clone()))
+                .cross_mask(padding_mask.clone())
+                .keep_scores(keep);
+            let (next, attention) = layer.forward(input);
+            if index == probe.layer {
+                return Some(attention);
+            }
+            x = next;
+        }
+        None
+    }
+
     /// The encoder output projected into each decoder layer's cross-attention keys and values.
     pub fn cross_key_values(&self, memory: Tensor<3>) -> Vec<KeyValue> {
         self.decoder_layers

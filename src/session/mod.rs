@@ -385,7 +385,7 @@ impl Session {
         let state = self.state()?;
         let config = &self.loaded.config;
         let rows = state.trace.rows();
-        let output = self.decode_prefix(state, None)?;
+        let output = self.decode_prefix(state)?;
         let layers = config.n_decoder_layers;
         let mut parts: Vec<Tensor<1>> = output
             .attention
@@ -439,14 +439,32 @@ impl Session {
             .collect())
     }
 
-    /// The decoder over every input position decoded so far, in one pass (causal mask).
-    fn decode_prefix(&self, state: &Decoding, probe: Option<Probe>) -> Result<DecoderOutput> {
+    /// The decoder over every input position decoded so far (causal mask), up to the probed
+    /// layer only, reading the cross-attention keys and values the session already holds.
+    fn decode_through(
+        &self,
+        state: &Decoding,
+        probe: Probe,
+    ) -> Result<Option<crate::model::DecoderLayerAttention>> {
         let rows = state.trace.rows();
         if rows == 0 {
             return Err(Error::NothingDecoded);
         }
         let tgt = self.ids_tensor(&state.trace.tgt_ids[..rows], 1);
-        Ok(self.loaded.model.decode(tgt, &state.encoded, probe))
+        Ok(self
+            .loaded
+            .model
+            .decode_through(tgt, &state.cross, &state.encoded.padding_mask, probe))
+    }
+
+    /// The decoder over every input position decoded so far, in one pass (causal mask).
+    fn decode_prefix(&self, state: &Decoding) -> Result<DecoderOutput> {
+        let rows = state.trace.rows();
+        if rows == 0 {
+            return Err(Error::NothingDecoded);
+        }
+        let tgt = self.ids_tensor(&state.trace.tgt_ids[..rows], 1);
+        Ok(self.loaded.model.decode(tgt, &state.encoded, None))
     }
 }
 
