@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 // Browser benchmark driver (headless Debian Chromium through playwright-core). Prints markdown
@@ -9,9 +9,16 @@ import { gzipSync } from 'node:zlib';
 //
 //   node benches/browser.mjs [MODEL...]    (after scripts/build-wasm.sh and benches/export_onnx.py)
 //
+// A MODEL is a folder name in models/ (its export in benches/out/MODEL), or a model folder under
+// benches/out given by its path (its export in FOLDER/onnx; its records are named by its
+// config's name), such as the random base-size model bench.sh writes.
+//
 // Environment: PAGE_LOADS (3) separate loads of the bench page per model, RUNS (20) samples per
-// measurement, GPU_RUNS (10) for the WebGPU module (SwiftShader takes seconds a translation), ENGINES (cpu,webgpu,ort,ort-nocache),
-// REAL_PAGE=0 to skip parts 2 and 3.
+// measurement, GPU_RUNS (10) for the WebGPU module (SwiftShader takes seconds a translation),
+// GPU_WARMUP (3) its warm-up runs, GPU_LENGTHS (all) the source lengths it runs, ENGINES
+// (cpu,webgpu,ort,ort-nocache), OUT_TOKENS (none) to decode exactly that many tokens with every
+// engine (a random model never chooses </s>; see benches/web/bench.js), RECORDS (browser) the
+// name of the records file, REAL_PAGE=0 to skip parts 2 and 3.
 //
 // 1. The bench page (benches/web/bench.js), per model (default en-zh and date-iso): attnscope
 //    CPU wasm, attnscope WebGPU wasm, onnxruntime-web with its key/value cache and without it, on
@@ -36,10 +43,30 @@ const results = { date: new Date().toISOString(), chromium: browser.version(), b
 const f = (x) => (x == null ? '–' : x.toFixed(x < 10 ? 2 : 1));
 const env = (name, fallback) => process.env[name] || fallback;
 
+/** The bench page's query for a model: a name in models/, or a folder under benches/out. */
+function modelQuery(model) {
+  if (!model.includes('/')) return { model };
+  const folder = relative(join(root, 'benches/out'), resolve(root, model));
+  if (folder.startsWith('..')) throw new Error(`${model}: a model folder must be under benches/out`);
+  const config = JSON.parse(readFileSync(join(root, 'benches/out', folder, 'config.json'), 'utf8'));
+  return { model: config.name, dir: `/bench-out/${folder}`, onnx: `/bench-out/${folder}/onnx` };
+}
+
 async function benchPage(model) {
   const page = await browser.newPage();
-  const query = new URLSearchParams({ model, engines: env('ENGINES', 'cpu,webgpu,ort,ort-nocache'), runs: env('RUNS', '20') });
-  query.set('gpuRuns', env('GPU_RUNS', '10'));
+  const query = new URLSearchParams({
+    ...modelQuery(model),
+    engines: env('ENGINES', 'cpu,webgpu,ort,ort-nocache'),
+    runs: env('RUNS', '20'),
+    gpuRuns: env('GPU_RUNS', '10'),
+  });
+  for (const [name, param] of [
+    ['GPU_WARMUP', 'gpuWarmup'],
+    ['GPU_LENGTHS', 'gpuLengths'],
+    ['OUT_TOKENS', 'outTokens'],
+  ]) {
+    if (process.env[name]) query.set(param, process.env[name]);
+  }
   await page.goto(`${origin}/bench/?${query}`);
   await page.waitForFunction(() => window.__bench, null, { timeout: 3_600_000 });
   const r = await page.evaluate(() => window.__bench);
@@ -51,7 +78,8 @@ async function benchPage(model) {
 const STAGES = ['encode', 'cached_step', 'greedy', 'greedy_uncached', 'full_redecode', 'greedy_cold', 'answer', 'page_step'];
 
 function printBench(r, run) {
-  console.log(`\n### ${r.model}, page load ${run}: median / p95 ms (${r.runs} runs after warm-up; WebGPU ${r.gpuRuns})\n`);
+  const capped = r.outTokens ? `, every engine decodes ${r.outTokens} tokens` : '';
+  console.log(`\n### ${r.model}, page load ${run}: median / p95 ms (${r.runs} runs after warm-up; WebGPU ${r.gpuRuns}${capped})\n`);
   console.log(`| src tokens | out tokens | engine | ${STAGES.join(' | ')} |`);
   console.log(`|---|---|---|${STAGES.map(() => '---').join('|')}|`);
   for (const [engine, rows] of Object.entries(r.engines)) {
@@ -234,15 +262,27 @@ try {
     }
   }
   const first = results.bench[0];
-  const meta = { chromium: results.chromium, userAgent: first?.userAgent, onnxruntimeWeb: first?.onnxruntimeWeb, adapter: first?.adapter };
+  const meta = {
+    chromium: results.chromium,
+    userAgent: first?.userAgent,
+    onnxruntimeWeb: first?.onnxruntimeWeb,
+    adapter: first?.adapter,
+    // How each model was run: its config, samples, warm-up runs and output cap.
+    models: Object.fromEntries(
+      results.bench.map((b) => [
+        b.model,
+        { config: b.config, runs: b.runs, gpuRuns: b.gpuRuns, warmup: b.warmup, gpuWarmup: b.gpuWarmup, outTokens: b.outTokens },
+      ]),
+    ),
+  };
   mkdirSync(join(root, 'benches/out/records'), { recursive: true });
   writeFileSync(
-    join(root, 'benches/out/records/browser.json'),
+    join(root, `benches/out/records/${env('RECORDS', 'browser')}.json`),
     `${JSON.stringify({ source: 'browser.mjs', meta, records: all }, null, 1)}\n`,
   );
   if (env('REAL_PAGE', '1') !== '0') await reportRealPage();
   mkdirSync(join(root, 'benches/out'), { recursive: true });
-  writeFileSync(join(root, 'benches/out/browser.json'), JSON.stringify(results, null, 1));
+  writeFileSync(join(root, `benches/out/${env('RECORDS', 'browser')}.json`), JSON.stringify(results, null, 1));
 } finally {
   await browser.close();
   server.close();

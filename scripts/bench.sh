@@ -5,7 +5,12 @@
 #   2. browser: attnscope CPU wasm, attnscope WebGPU wasm and onnxruntime-web (with and without
 #      its key/value cache) in one page, loaded $REPEATS times per model, then the real page
 #      (first heatmap cold/warm, keystroke-to-redraw, long tasks, memory), sizes;
-#   3. benches/out/results.json (one record per measurement) and RESULTS.md's generated tables.
+#   3. the paper's base size (a random model, benches/out/random-base-160, max_len 160): its ONNX
+#      export and check, then attnscope CPU wasm, WebGPU wasm (SwiftShader: $BASE_GPU_LENGTHS
+#      source tokens, 1 run) and onnxruntime-web in one page, every engine decoding
+#      $BASE_OUT_TOKENS tokens, sources of 8–128 tokens, $BASE_RUNS samples, $REPEATS loads;
+#   4. benches/out/results.json (one record per measurement), RESULTS.md's generated tables and
+#      the cost-per-output-token plot (benches/cost-per-token.png).
 # onnxruntime CPU runs $REPEATS times too (separate processes): ratios come with their spread.
 # Installs its own tools: a Python venv (benches/.venv) and benches/node_modules.
 set -euo pipefail
@@ -13,6 +18,10 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 REPEATS="${REPEATS:-3}"
+BASE_DIR=benches/out/random-base-160
+BASE_RUNS="${BASE_RUNS:-10}"
+BASE_OUT_TOKENS="${BASE_OUT_TOKENS:-32}"
+BASE_GPU_LENGTHS="${BASE_GPU_LENGTHS:-32}"
 mkdir -p benches/out
 rm -rf benches/out/records && mkdir -p benches/out/records
 
@@ -21,6 +30,19 @@ ort_native_runs() { # onnxruntime CPU in REPEATS separate processes, one records
   for run in $(seq "$REPEATS"); do
     benches/.venv/bin/python benches/ort_native.py --run "$run" --json "benches/out/records/ort_native-$run.json"
   done | tee benches/out/ort_native.md
+}
+
+base_model() { # the paper's base size with random weights, long enough for 128-token sources
+  rm -rf "$BASE_DIR"
+  target/release/attnscope random base --out "$BASE_DIR" --max-len 160
+}
+
+browser_base() { # the base size on every browser engine, each decoding BASE_OUT_TOKENS tokens
+  # WebGPU runs on SwiftShader (seconds a step at this size): 1 sample, and no warm-up beyond the
+  # checked decode of the same sentence that precedes every measurement.
+  env PAGE_LOADS="$REPEATS" RUNS="$BASE_RUNS" GPU_RUNS=1 GPU_WARMUP=0 GPU_LENGTHS="$BASE_GPU_LENGTHS" \
+    OUT_TOKENS="$BASE_OUT_TOKENS" ENGINES=cpu,webgpu,ort REAL_PAGE=0 RECORDS=browser-base \
+    node benches/browser.mjs "$BASE_DIR" | tee benches/out/browser-base.md
 }
 
 ensure_npm
@@ -34,9 +56,13 @@ benches/.venv/bin/pip install -q -r benches/requirements.txt
 for model in en-zh date-iso; do
   stage "ONNX export + check ($model)" benches/.venv/bin/python benches/export_onnx.py "models/$model" "benches/out/$model"
 done
+stage "random model, base size (max_len 160)" base_model
+stage "ONNX export + check (random base size)" benches/.venv/bin/python benches/export_onnx.py "$BASE_DIR" "$BASE_DIR/onnx"
 stage "native: attnscope (burn flex)" bash -c 'set -o pipefail; cargo bench --bench native 2>/dev/null | tee benches/out/native.md'
 stage "native: onnxruntime, $REPEATS runs" ort_native_runs
 stage "browser" env PAGE_LOADS="$REPEATS" bash -c 'set -o pipefail; node benches/browser.mjs en-zh date-iso | tee benches/out/browser.md'
 stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node benches/translate.mjs | tee benches/out/translate.md'
 stage "browser: large random models (opus-mt and base size)" bash -c 'set -o pipefail; node benches/big-model.mjs | tee benches/out/big-model.md'
+stage "browser: base size, $BASE_OUT_TOKENS output tokens, $REPEATS loads" browser_base
 stage "results.json and RESULTS.md tables" node benches/tables.mjs
+stage "plot: cost per output token" benches/.venv/bin/python benches/plot_cost.py

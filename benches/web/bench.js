@@ -19,6 +19,17 @@
 //   answer           attnscope: answer() after the translation — the focused head's stages
 //                    (they re-run the decoder over the whole prefix), the analysis, the copy to JS
 //   page_step        attnscope: back, then step() as the page calls it: one cached step + answer
+//
+// With outTokens=K (a random model, which never chooses </s>), every engine decodes exactly K
+// tokens (or to max_len if sooner): onnxruntime-web's greedy loop stops after K; attnscope, whose
+// wasm API decodes to </s> or max_len, is given the K greedy tokens (`forceIds`, the same cached
+// steps as choosing them) and each step's own top candidate is checked to be that token. Its
+// greedy is then start(text) + forceIds(K tokens) (two answers, start's and the last); its cached
+// step is forceIds over the K tokens less its answer, ÷ K. The stages answer, page_step and
+// full_redecode are skipped in that mode.
+//
+// Other parameters: dir (where the model's four files are; /models/MODEL), onnx (its export;
+// /bench-out/MODEL), gpuLengths (source lengths the WebGPU module runs; all), gpuWarmup (3).
 import initCpu, { Session as CpuSession, modelFileNames } from '/pkg/cpu/attnscope.js';
 import * as ort from '/vendor/ort/ort.wasm.min.mjs';
 
@@ -28,6 +39,11 @@ const ENGINES = (params.get('engines') || 'cpu,webgpu,ort,ort-nocache').split(',
 const RUNS = Number(params.get('runs') || 20);
 const GPU_RUNS = Number(params.get('gpuRuns') || RUNS);
 const WARMUP = 3;
+const GPU_WARMUP = Number(params.get('gpuWarmup') || WARMUP);
+const MODEL_DIR = params.get('dir') || `/models/${MODEL}`;
+const ONNX_DIR = params.get('onnx') || `/bench-out/${MODEL}`;
+const OUT_TOKENS = Number(params.get('outTokens') || 0);
+const GPU_LENGTHS = params.get('gpuLengths')?.split(',').map(Number);
 // The engines' names in the results (benches/tables.mjs reads them).
 const NAMES = {
   cpu: 'attnscope-cpu-wasm',
@@ -59,9 +75,9 @@ function stats(samples) {
   return { median: s[Math.floor((s.length - 1) / 2)], p95: s[Math.round((s.length - 1) * 0.95)], runs: s.length };
 }
 
-/** `sample()` answers the milliseconds of one sample; `runs` of them after WARMUP. */
-async function measure(sample, runs) {
-  for (let i = 0; i < WARMUP; i++) await sample();
+/** `sample()` answers the milliseconds of one sample; `runs` of them after `warmup` untimed. */
+async function measure(sample, runs, warmup = WARMUP) {
+  for (let i = 0; i < warmup; i++) await sample();
   const samples = [];
   for (let i = 0; i < runs; i++) samples.push(await sample());
   return stats(samples);
@@ -82,17 +98,19 @@ const single = (ms) => ({ median: ms, p95: ms, runs: 1 });
 /** The model's files, by the names the wasm module gives them (after initCpu). */
 async function loadFiles() {
   const files = {};
-  for (const [key, name] of Object.entries(modelFileNames())) files[key] = await bytes(`/models/${MODEL}/${name}`);
+  for (const [key, name] of Object.entries(modelFileNames())) files[key] = await bytes(`${MODEL_DIR}/${name}`);
   return files;
 }
 
 /**
  * The bench sentences (benches/web/sentences.json; benches/native.rs builds the same): n − 1
  * words in turn, only those that are one source token each where the file says so, and </s>.
+ * A model the file does not name (a random one, with en-zh's words) takes en-zh's, as
+ * benches/inputs.py does.
  */
 async function sentences(session, config) {
   const file = await json('/bench/sentences.json');
-  const spec = file.models[MODEL];
+  const spec = file.models[config.name] || file.models['en-zh'];
   const words = [];
   for (const word of spec.candidates) {
     if (!spec.oneTokenWords || (await session.start(word)).trace.srcIds.length === 2) words.push(word);
@@ -102,11 +120,26 @@ async function sentences(session, config) {
     .map((n) => ({ n, text: Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(spec.joiner) }));
 }
 
-/** attnscope on one backend: every stage of every sentence, through the page's calls. */
-async function attnscope(Session, backend, files, inputs, runs) {
+/** attnscope on one backend: every stage of every sentence, through the page's calls. With
+ * OUT_TOKENS, the capped stages instead, given `reference` (another engine's rows) if any. */
+async function attnscope(Session, backend, files, inputs, runs, { warmup = WARMUP, reference = null } = {}) {
   const session = await Session.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, backend);
+  const config = JSON.parse(new TextDecoder().decode(files.config));
   const rows = [];
   for (const { n, text } of inputs) {
+    if (OUT_TOKENS) {
+      rows.push(
+        await capped(
+          session,
+          config,
+          { n, text },
+          reference?.find((r) => r.n === n),
+          runs,
+          warmup,
+        ),
+      );
+      continue;
+    }
     const cold = now();
     const { trace } = await session.translate(text);
     const coldMs = now() - cold;
@@ -154,10 +187,66 @@ async function attnscope(Session, backend, files, inputs, runs) {
   return rows;
 }
 
+/** The model's own choice at each step of a trace: its most likely candidate that may be generated. */
+function chosenIds(trace, config) {
+  return trace.steps.map((s) => s.candidates.find((c) => c.id !== config.pad_id && c.id !== config.bos_id)?.id);
+}
+
+/**
+ * attnscope with the output capped at OUT_TOKENS (see the top of this file): the greedy tokens
+ * are the reference's or, without one, chosen by the module one step() at a time (untimed, as
+ * each step answers); then timed as K forced cached steps, checked once against the model's
+ * own choice at every step.
+ */
+async function capped(session, config, { n, text }, reference, runs, warmup) {
+  const backend = session.backend();
+  let ids = reference?.tgtIds.slice(1);
+  if (!ids) {
+    let { trace } = await session.start(text);
+    while (trace.steps.length < OUT_TOKENS && !trace.finished) ({ trace } = await session.step());
+    ids = trace.tgtIds.slice(1);
+  }
+  const given = Uint32Array.from(ids);
+  const { trace } = await session.start(text);
+  if (trace.srcIds.length !== n) throw new Error(`${backend}: the ${n}-token sentence has ${trace.srcIds.length} source tokens`);
+  const chosen = chosenIds((await session.forceIds(given, false)).trace, config);
+  if (chosen.join() !== ids.join())
+    throw new Error(`${backend}: the model's own choices differ from the greedy tokens at n=${n}: ${chosen} vs ${ids}`);
+  const k = ids.length;
+  const stages = {
+    encode: await measure(
+      timed(() => session.start(text)),
+      runs,
+      warmup,
+    ),
+    greedy: await measure(
+      timed(async () => {
+        await session.start(text);
+        await session.forceIds(given, false);
+      }),
+      runs,
+      warmup,
+    ),
+    cached_step: await measure(
+      async () => {
+        await session.reset();
+        const t0 = now();
+        await session.forceIds(given, false);
+        const t1 = now();
+        await session.answer();
+        return (t1 - t0 - (now() - t1)) / k;
+      },
+      runs,
+      warmup,
+    ),
+  };
+  return { n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: [config.bos_id, ...ids], stages };
+}
+
 /** onnxruntime-web's sessions of one exported graph pair. */
 async function ortSessions(exported, encoderKey, decoderKey) {
   const load = async (key) =>
-    ort.InferenceSession.create(await bytes(`/bench-out/${MODEL}/${exported.files[key]}`), { executionProviders: ['wasm'] });
+    ort.InferenceSession.create(await bytes(`${ONNX_DIR}/${exported.files[key]}`), { executionProviders: ['wasm'] });
   return { enc: await load(encoderKey), dec: await load(decoderKey) };
 }
 
@@ -175,10 +264,14 @@ function nextToken(logits, config) {
   return best;
 }
 
-/** Greedy decoding from <s> to </s> or max_len; `logitsAfter(tokens)` gives the next token's logits. */
+/**
+ * Greedy decoding from <s> to </s> or max_len, or OUT_TOKENS tokens where set; `logitsAfter(tokens)`
+ * gives the next token's logits.
+ */
 async function greedyIds(config, logitsAfter) {
   const tokens = [config.bos_id];
-  while (tokens.length < config.max_len) {
+  const limit = OUT_TOKENS ? Math.min(config.max_len, OUT_TOKENS + 1) : config.max_len;
+  while (tokens.length < limit) {
     tokens.push(nextToken(await logitsAfter(tokens), config));
     if (tokens.at(-1) === config.eos_id) break;
   }
@@ -287,12 +380,22 @@ async function onnxUncached(exported, config, reference, runs) {
 }
 
 async function main() {
-  const results = { model: MODEL, userAgent: navigator.userAgent, runs: RUNS, gpuRuns: GPU_RUNS, engines: {} };
+  const results = {
+    model: MODEL,
+    userAgent: navigator.userAgent,
+    runs: RUNS,
+    gpuRuns: GPU_RUNS,
+    warmup: WARMUP,
+    gpuWarmup: GPU_WARMUP,
+    outTokens: OUT_TOKENS || null,
+    engines: {},
+  };
   let t = now();
   await initCpu({ module_or_path: await bytes('/pkg/cpu/attnscope_bg.wasm') });
   results.cpuModuleLoadMs = now() - t;
   const files = await loadFiles();
   const config = JSON.parse(new TextDecoder().decode(files.config));
+  results.config = config;
   const probe = await CpuSession.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, 'cpu');
   const inputs = await sentences(probe, config);
   probe.free();
@@ -303,7 +406,7 @@ async function main() {
     ort.env.wasm.numThreads = 1;
     ort.env.wasm.wasmPaths = '/vendor/ort/';
     results.onnxruntimeWeb = ort.env.versions?.web;
-    const exported = await json(`/bench-out/${MODEL}/export.json`);
+    const exported = await json(`${ONNX_DIR}/export.json`);
     if (!exported.check?.tokensIdentical) throw new Error(`${MODEL}: the ONNX export was not checked`);
     if (ENGINES.includes('ort')) {
       t = now();
@@ -325,9 +428,11 @@ async function main() {
     results.adapter = adapter
       ? { vendor: adapter.info?.vendor, architecture: adapter.info?.architecture, fallback: adapter.info?.isFallbackAdapter }
       : null;
-    const gpu = await attnscope(glue.Session, 'webgpu', files, inputs, GPU_RUNS);
-    for (const [i, row] of gpu.entries()) {
-      if (row.tgtIds.join() !== cpu[i].tgtIds.join()) throw new Error(`WebGPU tokens differ from CPU at n=${row.n}`);
+    const gpuInputs = inputs.filter(({ n }) => !GPU_LENGTHS || GPU_LENGTHS.includes(n));
+    const gpu = await attnscope(glue.Session, 'webgpu', files, gpuInputs, GPU_RUNS, { warmup: GPU_WARMUP, reference: cpu });
+    for (const row of gpu) {
+      if (row.tgtIds.join() !== cpu.find((r) => r.n === row.n).tgtIds.join())
+        throw new Error(`WebGPU tokens differ from CPU at n=${row.n}`);
     }
     results.engines[NAMES.webgpu] = gpu;
     log('attnscope webgpu done');
