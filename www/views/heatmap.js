@@ -74,7 +74,9 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   /**
    * One span per token along `target`, each `size` px deep. Where the cells are too small for a
    * readable font, every token keeps its span (hover lights it) but only every few show (www/labels.js).
-   * Kept as they are when the tokens and size are those already shown.
+   * Kept as they are when the tokens and size are those already shown; otherwise the spans already
+   * there are reused and only what differs is set, so a new sentence that shares words with the
+   * last one lays out only the labels that changed.
    */
   function labels(target, tokens, size, vertical) {
     const key = `${size} ${tokens.join('\u0000')}`;
@@ -82,24 +84,23 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     target.dataset.key = key;
     const { fontSize, every } = labelSpacing(size);
     target.classList.toggle('thinned', every > 1);
-    target.replaceChildren(
-      ...tokens.map((token, i) => {
-        const span = el('span', { text: token, title: token });
-        if (vertical) {
-          span.style.width = `${size}px`;
-          // CJK upright, a short token flat, anything else turned (www/labels.js).
-          span.className = labelOrientation(token, size, fontSize);
-        } else {
-          span.style.height = `${size}px`;
-        }
-        if (i % every) span.classList.add('between');
-        span.style.fontSize = `${fontSize}px`;
-        // A font larger than the cell may reach past it, but its line must not: the pointer over a
-        // cell's label is over that label, not its neighbour's.
-        if (every > 1 && !span.classList.contains('upright')) span.style.lineHeight = `${size}px`;
-        return span;
-      }),
-    );
+    while (target.children.length > tokens.length) target.lastElementChild.remove();
+    while (target.children.length < tokens.length) target.append(el('span'));
+    tokens.forEach((token, i) => {
+      const span = target.children[i];
+      if (span.textContent !== token) {
+        span.textContent = token;
+        span.title = token;
+      }
+      // CJK upright, a short token flat, anything else turned (www/labels.js). Unlit.
+      const orientation = vertical ? labelOrientation(token, size, fontSize) : '';
+      setIfChanged(span, 'className', [orientation, i % every ? 'between' : ''].filter(Boolean).join(' '));
+      setIfChanged(span.style, vertical ? 'width' : 'height', `${size}px`);
+      setIfChanged(span.style, 'fontSize', `${fontSize}px`);
+      // A font larger than the cell may reach past it, but its line must not: the pointer over a
+      // cell's label is over that label, not its neighbour's.
+      setIfChanged(span.style, 'lineHeight', every > 1 && orientation !== 'upright' ? `${size}px` : '');
+    });
   }
 
   let litLabels = NOTHING_LIT; // the labels marked lit
@@ -334,4 +335,9 @@ export function transposed(spec) {
     colTitle: spec.rowTitle,
     transposed: !spec.transposed,
   };
+}
+
+/** Set `target[name]` to `value` unless it has it already (a write, even of the same value, may cost a relayout). */
+function setIfChanged(target, name, value) {
+  if (target[name] !== value) target[name] = value;
 }

@@ -82,9 +82,12 @@ export function createStepper(container, onForce) {
   let shown = null; // { trace, cross, head, layer, label, layout, rowOffset } as last drawn
   const caption = el('p', { className: 'muted' });
   const list = el('div', { className: 'step-list' });
-  // The rows on screen, kept while their step is the same: a redraw for another head repaints
-  // their bars only. Each: { key, row, bars: the bars' slot, drawn: whether its bars are the current ones }.
+  // One row per step, kept from one redraw to the next: a redraw repaints their bars and sets
+  // only what changed in their token and candidates, so a new sentence adds little to lay out.
+  // Each: { key, step, row, token, bars: the bars' slot, candidates, drawn: whether its bars are
+  // the current ones } (www/views/stepper.js stepRow).
   let rows = [];
+  let shownWords = null; // the source words the rows' bars stand over
   const onScreen = new Set(); // the steps whose bars are within reach of the list's view
   const waiting = new Set(); // steps on screen whose bars are not drawn yet
   let painting = null; // the slices drawing them
@@ -156,15 +159,16 @@ export function createStepper(container, onForce) {
   });
 
   /**
-   * Show every step of `trace`, a block of new rows a slice (www/slices.js); a row whose step is
-   * unchanged is kept, and only its bars drawn again. `analysis`: the trace's (www/wire.js
-   * analysis), for the mean or max over heads, or null.
+   * Show every step of `trace`, a block of changed rows a slice (www/slices.js); a row whose step
+   * is unchanged is kept as it is, and only its bars drawn again. `analysis`: the trace's
+   * (www/wire.js analysis), for the mean or max over heads, or null.
    */
   function* render(trace, selection, analysis = null) {
     if (!trace?.steps.length) {
       shown = null;
       for (const entry of rows) observer.unobserve(entry.bars);
       rows = [];
+      shownWords = null;
       list.replaceChildren();
       container.replaceChildren(el('p', { className: 'muted', text: t('stepper.onlyStart') }));
       return;
@@ -177,29 +181,29 @@ export function createStepper(container, onForce) {
     shown = { trace, cross, layer, label, layout, rowOffset };
     if (list.parentNode !== container) container.replaceChildren(caption, list);
     const words = trace.srcTokens.join('\u0000');
+    const newWords = words !== shownWords;
+    shownWords = words;
     let added = 0;
     for (let i = 0; i < trace.steps.length; i++) {
-      const key = stepKey(trace.steps[i], words);
-      const entry = rows[i];
-      if (entry?.key === key) {
-        // The same step: its bars are of another head now.
+      const step = trace.steps[i];
+      const key = stepKey(step);
+      let entry = rows[i];
+      if (entry) {
+        // Kept: its bars are of another head or sentence now, and its token and candidates are
+        // set again only where they changed (nothing new to lay out for a step that is the same).
         entry.drawn = false;
         if (onScreen.has(i)) waiting.add(i);
-        continue;
+        else if (newWords) entry.bars.replaceChildren(barsPlaceholder(layout));
+        if (entry.key === key) continue;
+      } else {
+        entry = stepRow(i, onForce);
+        entry.bars.append(barsPlaceholder(layout));
+        list.append(entry.row);
+        rows[i] = entry;
+        observer.observe(entry.bars);
       }
-      const row = stepRow(trace, i, onForce);
-      const bars = row.querySelector('.bars-scroll');
-      const placeholder = el('div');
-      placeholder.style.width = `${layout.width}px`;
-      placeholder.style.height = `${BAR_HEIGHT + WORD_HEIGHT}px`;
-      bars.append(placeholder);
-      if (entry) {
-        observer.unobserve(entry.bars);
-        entry.row.replaceWith(row);
-      } else list.append(row);
-      onScreen.delete(i);
-      rows[i] = { key, row, bars, drawn: false };
-      observer.observe(bars);
+      entry.key = key;
+      fillRow(entry, step);
       if (++added % STEP_ROWS === 0) yield TASK_END;
     }
     while (rows.length > trace.steps.length) {
@@ -256,43 +260,62 @@ export function createStepper(container, onForce) {
 /** Rows of the stepper added in one task (then the browser lays them out). */
 const STEP_ROWS = 16;
 
-/**
- * What makes a row: its step's token, whether it was forced and its candidates, the source words
- * its bars stand over, and the language of its titles.
- */
-function stepKey(step, words) {
+/** What a row shows: its step's token, whether it was forced, its candidates, and the language of its titles. */
+function stepKey(step) {
   const candidates = step.candidates.map((c) => `${c.id}:${c.probability}`).join();
-  return `${language()}|${step.id}|${step.forced}|${step.token}|${candidates}|${words}`;
+  return `${language()}|${step.id}|${step.forced}|${step.token}|${candidates}`;
+}
+
+/** An empty slot of the bars' size, until they are drawn. */
+function barsPlaceholder(layout) {
+  const placeholder = el('div');
+  placeholder.style.width = `${layout.width}px`;
+  placeholder.style.height = `${BAR_HEIGHT + WORD_HEIGHT}px`;
+  return placeholder;
 }
 
 /**
- * Step `i`'s row: the token it produced, a slot for its bars over the source, and its candidates,
- * each forcing itself through `onForce`.
+ * Step `i`'s row, empty until fillRow: the token it produced, a slot for its bars over the source,
+ * and its candidates, each forcing itself through `onForce`. Returns its entry (see createStepper).
  */
-function stepRow(trace, i, onForce) {
-  const step = trace.steps[i];
-  const token = el('div', {
-    className: step.forced ? 'new-token token forced' : 'new-token token',
-    text: step.token,
-    title: step.forced ? t('tokens.forced') : null,
-  });
+function stepRow(i, onForce) {
+  const token = el('div', { className: 'new-token token' });
   token.addEventListener('mouseenter', () => hover([{ side: 'tgt', index: producedBy(i) }], 'stepper'));
   token.addEventListener('mouseleave', () => hover(null, 'stepper'));
-  const candidates = step.candidates.map((candidate) => {
-    const button = el('button', {
-      className: candidate.id === step.id ? 'candidate chosen' : 'candidate',
-      text: `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`,
-      title: t('stepper.forceTitle', { token: candidate.token }),
-      attrs: { type: 'button' },
-    });
-    button.addEventListener('click', () => onForce(i, candidate.id));
-    return button;
+  const bars = el('div', { className: 'bars-scroll', data: { step: i } });
+  const candidates = el('div', { className: 'candidates' });
+  const entry = { key: null, step: null, token, bars, candidates, drawn: false };
+  // The candidate buttons are reused from one step shown here to the next: each click asks for
+  // the candidate the button shows now.
+  candidates.addEventListener('click', (event) => {
+    const button = event.target.closest('button.candidate');
+    if (!button) return;
+    const candidate = entry.step?.candidates[[...candidates.children].indexOf(button)];
+    if (candidate) onForce(i, candidate.id);
   });
-  return el(
-    'div',
-    { className: 'step-row', data: { step: i } },
-    token,
-    el('div', { className: 'bars-scroll', data: { step: i } }),
-    el('div', { className: 'candidates' }, ...candidates),
-  );
+  entry.row = el('div', { className: 'step-row', data: { step: i } }, token, bars, candidates);
+  return entry;
+}
+
+/** Show `step` in the row of `entry`, setting only the text, classes and titles that changed. */
+function fillRow(entry, step) {
+  entry.step = step;
+  const { token, candidates } = entry;
+  setIfChanged(token, 'textContent', step.token);
+  setIfChanged(token, 'className', step.forced ? 'new-token token forced' : 'new-token token');
+  if (step.forced) setIfChanged(token, 'title', t('tokens.forced'));
+  else token.removeAttribute('title');
+  while (candidates.children.length > step.candidates.length) candidates.lastElementChild.remove();
+  while (candidates.children.length < step.candidates.length) candidates.append(el('button', { attrs: { type: 'button' } }));
+  step.candidates.forEach((candidate, k) => {
+    const button = candidates.children[k];
+    setIfChanged(button, 'className', candidate.id === step.id ? 'candidate chosen' : 'candidate');
+    setIfChanged(button, 'textContent', `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`);
+    setIfChanged(button, 'title', t('stepper.forceTitle', { token: candidate.token }));
+  });
+}
+
+/** Set `target[name]` to `value` unless it has it already (a write, even of the same value, may cost a relayout). */
+function setIfChanged(target, name, value) {
+  if (target[name] !== value) target[name] = value;
 }

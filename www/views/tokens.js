@@ -8,11 +8,31 @@ export function createTokens(sourceEl, outputEl) {
   let sourceChips = [];
   let outputChips = [];
 
-  function chip(text, side, index, classes = []) {
-    const span = el('span', { className: ['token', ...classes].join(' '), text });
-    span.addEventListener('mouseenter', () => hover([{ side, index }], 'tokens'));
-    span.addEventListener('mouseleave', () => hover(null, 'tokens'));
-    return span;
+  /**
+   * `target`'s chips for `tokens` on `side`: the chips already there are kept (each stands for its
+   * position, which its hover listeners name) and only their text, classes and titles that differ
+   * are set, so a sentence one word longer adds one chip to lay out rather than all of them.
+   */
+  function chips(target, tokens, side, classesOf, titleOf) {
+    const spans = [...target.children];
+    for (const span of spans.splice(tokens.length)) span.remove();
+    for (let i = spans.length; i < tokens.length; i++) {
+      const span = el('span');
+      span.addEventListener('mouseenter', () => hover([{ side, index: i }], 'tokens'));
+      span.addEventListener('mouseleave', () => hover(null, 'tokens'));
+      target.append(span);
+      spans.push(span);
+    }
+    tokens.forEach((token, i) => {
+      const span = spans[i];
+      if (span.textContent !== token) span.textContent = token;
+      const className = ['token', ...classesOf(i)].join(' ');
+      if (span.className !== className) span.className = className;
+      const title = titleOf(i);
+      if (title == null) span.removeAttribute('title');
+      else if (span.title !== title) span.title = title;
+    });
+    return spans;
   }
 
   function render(trace) {
@@ -22,25 +42,22 @@ export function createTokens(sourceEl, outputEl) {
       sourceChips = outputChips = [];
       return;
     }
-    sourceChips = trace.srcTokens.map((token, i) => {
-      const classes = [];
-      if (trace.srcUnknown[i]) classes.push('unknown');
-      if (i === trace.srcTokens.length - 1) classes.push('special');
-      const span = chip(token, 'src', i, classes);
-      if (trace.srcUnknown[i]) span.title = t('tokens.unknown');
-      return span;
-    });
-    sourceEl.replaceChildren(...sourceChips);
+    const last = trace.srcTokens.length - 1;
+    sourceChips = chips(
+      sourceEl,
+      trace.srcTokens,
+      'src',
+      (i) => [...(trace.srcUnknown[i] ? ['unknown'] : []), ...(i === last ? ['special'] : [])],
+      (i) => (trace.srcUnknown[i] ? t('tokens.unknown') : null),
+    );
     const forced = new Set(trace.steps.flatMap((step, k) => (step.forced ? [producedBy(k)] : [])));
-    outputChips = trace.tgtTokens.map((token, i) => {
-      const classes = [];
-      if (i === 0 || token === '</s>') classes.push('special');
-      if (forced.has(i)) classes.push('forced');
-      const span = chip(token, 'tgt', i, classes);
-      if (forced.has(i)) span.title = t('tokens.forced');
-      return span;
-    });
-    outputEl.replaceChildren(...outputChips);
+    outputChips = chips(
+      outputEl,
+      trace.tgtTokens,
+      'tgt',
+      (i) => [...(i === 0 || trace.tgtTokens[i] === '</s>' ? ['special'] : []), ...(forced.has(i) ? ['forced'] : [])],
+      (i) => (forced.has(i) ? t('tokens.forced') : null),
+    );
   }
 
   onHover((detail) => {
