@@ -74,8 +74,37 @@ fn step_and_redecode(session: &mut Session) -> ((f64, f64), (f64, f64)) {
     (step, full)
 }
 
+/// `PROFILE=encode|step|greedy`: repeat one stage of en-zh at 32 source tokens for three seconds
+/// and print nothing, for a profiler (`perf record`) to attribute that stage alone.
+fn profile(root: &std::path::Path, stage: &str) {
+    let folder = ModelFolder::read(&root.join("models/en-zh")).unwrap();
+    let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+    let text = sentence(&session, "en-zh", 32);
+    block_on(session.translate(&text)).unwrap();
+    let start = Instant::now();
+    while start.elapsed().as_secs() < 3 {
+        match stage {
+            "encode" => {
+                block_on(session.start(&text)).unwrap();
+            }
+            "step" => {
+                session.back().unwrap();
+                block_on(session.step()).unwrap();
+            }
+            "greedy" => {
+                block_on(session.translate(&text)).unwrap();
+            }
+            other => panic!("PROFILE={other}: use encode, step or greedy"),
+        }
+    }
+}
+
 fn main() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if let Ok(stage) = std::env::var("PROFILE") {
+        profile(&root, &stage);
+        return;
+    }
     println!("| model | src tokens | out tokens | encode ms (median/p95) | one step ms | greedy decode ms | full re-decode ms | step / re-decode |");
     println!("|---|---|---|---|---|---|---|---|");
     for model in ["en-zh", "date-iso"] {
