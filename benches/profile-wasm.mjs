@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// Where the CPU wasm module's time goes, by function (self time), for one stage of the page's
+// calls on a shipped model: the DevTools profiler (through CDP) around `n` repetitions in headless
+// Chromium. It profiles a copy of the module that keeps its function names (wasm-bindgen without
+// --remove-name-section, no wasm-opt), written to benches/out/prof-pkg from the release build that
+// scripts/build-wasm.sh made; the shipped module is the same code, optimised by wasm-opt -O1.
+//
+//   node benches/profile-wasm.mjs [STAGE...]     STAGE: encode, step, translate, answer (all)
+//
+// Environment: MODEL (en-zh), WORDS (31: the 32-token bench sentence), N (200) repetitions.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { makeServer } from '../scripts/serve.mjs';
+import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const raw = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'wasm32-unknown-unknown/release/attnscope.wasm');
+const pkg = join(root, 'benches/out/prof-pkg');
+if (!existsSync(raw)) throw new Error(`${raw} is missing: run scripts/build-wasm.sh first`);
+mkdirSync(pkg, { recursive: true });
+execFileSync('wasm-bindgen', ['--target', 'web', '--out-name', 'attnscope', '--out-dir', pkg, raw], { stdio: 'inherit' });
+
+const model = process.env.MODEL || 'en-zh';
+const n = Number(process.env.N || 200);
+const stages = process.argv.slice(2).length ? process.argv.slice(2) : ['encode', 'step', 'translate', 'answer'];
+// The bench's 32-token en-zh sentence (benches/web/sentences.json: one-token words in turn).
+const words = ['I', 'love', 'eating', 'apples', 'and', 'my', 'father', 'likes', 'drinking', 'tea', 'every', 'day'];
+const text = Array.from({ length: Number(process.env.WORDS || 31) }, (_, i) => words[i % words.length]).join(' ');
+
+const server = makeServer([
+  ['/bench/', join(root, 'benches/web')],
+  ['/prof-pkg/', pkg],
+]);
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const page = await browser.newPage();
+await page.goto(`http://127.0.0.1:${server.address().port}/bench/profile.html?model=${model}`);
+await page.waitForFunction(() => window.__profile?.session, null, { timeout: 60_000 });
+const cdp = await page.context().newCDPSession(page);
+await cdp.send('Profiler.enable');
+await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+
+/** Self time per function name from a CDP profile, largest first. */
+function selfTimes(profile) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const hits = new Map();
+  const dt = new Map();
+  profile.samples.forEach((id, i) => {
+    dt.set(id, (dt.get(id) || 0) + (profile.timeDeltas[i] || 0));
+  });
+  let total = 0;
+  for (const [id, us] of dt) {
+    const frame = byId.get(id).callFrame;
+    const name = frame.functionName || `(${frame.url ? 'anonymous' : 'program'})`;
+    hits.set(name, (hits.get(name) || 0) + us);
+    total += us;
+  }
+  return { total, rows: [...hits].sort((a, b) => b[1] - a[1]) };
+}
+
+console.log(`model ${model}, ${text.split(' ').length} words; ${n} repetitions per stage; self time by function`);
+for (const stage of stages) {
+  await page.evaluate(([s, t]) => window.__profile.run(s, t, 5), [stage, text]);
+  await cdp.send('Profiler.start');
+  const mean = await page.evaluate(([s, t, k]) => window.__profile.run(s, t, k), [stage, text, n]);
+  const { profile } = await cdp.send('Profiler.stop');
+  const { total, rows } = selfTimes(profile);
+  console.log(`\n## ${stage}: ${mean.toFixed(3)} ms a call (profiled)\n`);
+  console.log('| self % | function |\n|---|---|');
+  for (const [name, us] of rows.slice(0, 25)) console.log(`| ${((100 * us) / total).toFixed(1)} | \`${name.slice(0, 110)}\` |`);
+}
+await browser.close();
+server.close();
