@@ -16,12 +16,13 @@
 // `<!-- /results:NAME -->` in benches/RESULTS.md; a missing marker pair is an error.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(root, 'benches/out');
 const RESULTS_MD = join(root, 'benches/RESULTS.md');
+const README_MD = join(root, 'README.md');
 
 const CPU = 'attnscope-cpu-wasm';
 const GPU = 'attnscope-webgpu-wasm';
@@ -41,8 +42,9 @@ const PLOT = 'cost-per-token.png';
 
 // ---------------------------------------------------------------- collect
 
-/** The two tables of `cargo bench --bench native` as records (one run). */
-export function nativeRecords(markdown) {
+/** The two tables of one run of `cargo bench --bench native` as records; `forward` (encode + full
+ * re-decode, as onnxruntime's forward is encoder.onnx + one pass of decoder.onnx) is derived. */
+export function nativeRecords(markdown, run = 1) {
   const records = [];
   const cells = (line) =>
     line
@@ -66,8 +68,7 @@ export function nativeRecords(markdown) {
       const c = cells(row);
       // native.rs times the forced prefix after a 16-token sentence.
       const [src, out] = bySentence ? [Number(c[column('src tokens')]), Number(c[column('out tokens')])] : [16, Number.parseInt(c[1], 10)];
-      for (const [stage, at] of Object.entries(stages)) {
-        const [median, p95] = figure(c[at]);
+      const push = (stage, median, p95) =>
         records.push({
           engine: NATIVE,
           model: c[0],
@@ -77,8 +78,12 @@ export function nativeRecords(markdown) {
           median_ms: median,
           p95_ms: p95,
           runs: 30,
-          run: 1,
+          run,
         });
+      for (const [stage, at] of Object.entries(stages)) push(stage, ...figure(c[at]));
+      if (bySentence) {
+        const [encode, full] = [figure(c[stages.encode]), figure(c[stages.full_redecode])];
+        push('forward', encode[0] + full[0], encode[1] + full[1]);
       }
     }
   }
@@ -99,7 +104,14 @@ function collect() {
     results.meta[name.replace(/\.json$/, '')] = file.meta;
     results.records.push(...file.records);
   }
-  if (existsSync(join(OUT, 'native.md'))) results.records.push(...nativeRecords(readFileSync(join(OUT, 'native.md'), 'utf8')));
+  // bench.sh runs the native bench REPEATS times: native-1.md, native-2.md, … (native.md: one run).
+  const nativeRuns = readdirSync(OUT)
+    .filter((name) => /^native-\d+\.md$/.test(name))
+    .sort((a, b) => Number.parseInt(a.slice(7), 10) - Number.parseInt(b.slice(7), 10));
+  if (!nativeRuns.length && existsSync(join(OUT, 'native.md'))) nativeRuns.push('native.md');
+  nativeRuns.forEach((name, i) => {
+    results.records.push(...nativeRecords(readFileSync(join(OUT, name), 'utf8'), i + 1));
+  });
   for (const model of MODELS) {
     const file = join(OUT, model, 'export.json');
     if (existsSync(file)) results.checks[model] = JSON.parse(readFileSync(file, 'utf8')).check;
@@ -180,6 +192,8 @@ function label(engine, fig) {
 
 // ---------------------------------------------------------------- blocks
 
+const nativeRunCount = (results) => new Set(results.records.filter((r) => r.engine === NATIVE).map((r) => r.run)).size;
+
 function runBlock(results) {
   const browser = results.meta.browser || {};
   const native = Object.entries(results.meta).filter(([k]) => k.startsWith('ort_native'));
@@ -194,9 +208,9 @@ function runBlock(results) {
     `${loads} separate loads of the bench page, ${samples(CPU)} samples per measurement after 3 warm-up (WebGPU: ${samples(GPU)}),`,
     `Chromium ${browser.chromium || '–'}, onnxruntime-web ${browser.onnxruntimeWeb || '–'};`,
     `${native.length} separate runs of \`ort_native.py\` (onnxruntime ${native[0]?.[1]?.onnxruntime || '–'}, ${ortSamples} samples);`,
-    results.records.some((r) => r.engine === NATIVE)
-      ? '`cargo bench --bench native` once (30 samples; its tables in `benches/out/native.md`).'
-      : 'no `benches/out/native.md` (`cargo bench --bench native`) in this run: the native attnscope rows are empty.',
+    nativeRunCount(results)
+      ? `${nativeRunCount(results)} separate run${nativeRunCount(results) > 1 ? 's' : ''} of \`cargo bench --bench native\` (30 samples; its tables in \`benches/out/native-N.md\`).`
+      : 'no `benches/out/native-N.md` (`cargo bench --bench native`) in this run: the native attnscope rows are empty.',
   ].join('\n');
 }
 
@@ -328,6 +342,13 @@ function budgetsBlock(fig) {
       b: [CPU, 'full_redecode'],
       n: 32,
       limit: 0.1,
+    },
+    {
+      what: 'native forward (encode + full re-decode) ≤ 1.2× onnxruntime CPU (encoder.onnx + decoder.onnx), 1 thread, 32 tokens',
+      a: [NATIVE, 'forward'],
+      b: [ORT_NOCACHE, 'forward'],
+      n: 32,
+      limit: 1.2,
     },
     {
       what: '… for reference: onnxruntime-web (mean cached step ÷ decoder.onnx over the output)',
@@ -483,23 +504,36 @@ const BLOCKS = {
   sweep: ({ results, fig }) => sweepBlock(results, fig),
 };
 
-function render(results) {
-  const fig = figures(results);
-  let text = readFileSync(RESULTS_MD, 'utf8');
-  for (const [name, block] of Object.entries(BLOCKS)) {
+// The README's benchmark summary: the same budget table, so the README cannot drift either.
+const README_BLOCKS = {
+  budgets: ({ results, fig }) =>
+    `${budgetsBlock(fig)}\n\nFrom \`benches/out/results.json\` (${results.generated.slice(0, 10)}, commit \`${results.commit}\`); the conditions, the other tables and what each missed budget is made of: [benches/RESULTS.md](benches/RESULTS.md).`,
+};
+
+function renderInto(file, blocks, context) {
+  let text = readFileSync(file, 'utf8');
+  for (const [name, block] of Object.entries(blocks)) {
     const open = `<!-- results:${name} -->`;
     const close = `<!-- /results:${name} -->`;
     const start = text.indexOf(open);
     const end = text.indexOf(close);
-    if (start < 0 || end < start) throw new Error(`benches/RESULTS.md has no ${open} … ${close}`);
-    text = `${text.slice(0, start + open.length)}\n${block({ results, fig })}\n${text.slice(end)}`;
+    if (start < 0 || end < start) throw new Error(`${relative(root, file)} has no ${open} … ${close}`);
+    text = `${text.slice(0, start + open.length)}\n${block(context)}\n${text.slice(end)}`;
   }
-  writeFileSync(RESULTS_MD, text);
+  writeFileSync(file, text);
+}
+
+function render(results) {
+  const context = { results, fig: figures(results) };
+  renderInto(RESULTS_MD, BLOCKS, context);
+  renderInto(README_MD, README_BLOCKS, context);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const from = process.argv.indexOf('--from');
   const results = from >= 0 ? JSON.parse(readFileSync(process.argv[from + 1], 'utf8')) : collect();
   render(results);
-  console.log(`benches/RESULTS.md: ${Object.keys(BLOCKS).length} blocks from ${results.records.length} records`);
+  console.log(
+    `benches/RESULTS.md: ${Object.keys(BLOCKS).length} blocks, README.md: ${Object.keys(README_BLOCKS).length}, from ${results.records.length} records`,
+  );
 }

@@ -25,6 +25,13 @@ BASE_GPU_LENGTHS="${BASE_GPU_LENGTHS:-32}"
 mkdir -p benches/out
 rm -rf benches/out/records && mkdir -p benches/out/records
 
+native_runs() { # attnscope natively in REPEATS separate processes, one table file each
+  local run
+  rm -f benches/out/native.md benches/out/native-*.md
+  for run in $(seq "$REPEATS"); do
+    cargo bench --bench native 2>/dev/null | tee "benches/out/native-$run.md"
+  done
+}
 ort_native_runs() { # onnxruntime CPU in REPEATS separate processes, one records file each
   local run
   for run in $(seq "$REPEATS"); do
@@ -58,7 +65,7 @@ for model in en-zh date-iso; do
 done
 stage "random model, base size (max_len 160)" base_model
 stage "ONNX export + check (random base size)" benches/.venv/bin/python benches/export_onnx.py "$BASE_DIR" "$BASE_DIR/onnx"
-stage "native: attnscope (burn flex)" bash -c 'set -o pipefail; cargo bench --bench native 2>/dev/null | tee benches/out/native.md'
+stage "native: attnscope (burn flex), $REPEATS runs" native_runs
 stage "native: onnxruntime, $REPEATS runs" ort_native_runs
 stage "browser" env PAGE_LOADS="$REPEATS" bash -c 'set -o pipefail; node benches/browser.mjs en-zh date-iso | tee benches/out/browser.md'
 stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node benches/translate.mjs | tee benches/out/translate.md'
