@@ -7,10 +7,12 @@
 //
 //   node benches/profile-wasm.mjs [STAGE...]     STAGE: encode, step, translate, answer (all)
 //
-// Environment: MODEL (en-zh), WORDS (31: the 32-token bench sentence), N (200) repetitions.
+// Environment: MODEL (en-zh), or DIR (a model folder under benches/out, e.g.
+// benches/out/random-base-160), TOKENS (32: the bench's sentence of that many source tokens),
+// N (200) repetitions.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../scripts/serve.mjs';
@@ -26,19 +28,21 @@ execFileSync('wasm-bindgen', ['--target', 'web', '--out-name', 'attnscope', '--o
 const model = process.env.MODEL || 'en-zh';
 const n = Number(process.env.N || 200);
 const stages = process.argv.slice(2).length ? process.argv.slice(2) : ['encode', 'step', 'translate', 'answer'];
-// The bench's 32-token en-zh sentence (benches/web/sentences.json: one-token words in turn).
-const words = ['I', 'love', 'eating', 'apples', 'and', 'my', 'father', 'likes', 'drinking', 'tea', 'every', 'day'];
-const text = Array.from({ length: Number(process.env.WORDS || 31) }, (_, i) => words[i % words.length]).join(' ');
 
 const server = makeServer([
   ['/bench/', join(root, 'benches/web')],
   ['/prof-pkg/', pkg],
+  ['/bench-out/', join(root, 'benches/out')],
 ]);
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const page = await browser.newPage();
-await page.goto(`http://127.0.0.1:${server.address().port}/bench/profile.html?model=${model}`);
+const dir = process.env.DIR ? `/bench-out/${relative(join(root, 'benches/out'), resolve(root, process.env.DIR))}` : '';
+await page.goto(`http://127.0.0.1:${server.address().port}/bench/profile.html?${new URLSearchParams({ model, ...(dir && { dir }) })}`);
 await page.waitForFunction(() => window.__profile?.session, null, { timeout: 60_000 });
+// The bench's sentence of that many source tokens (benches/web/sentences.json).
+const tokens = Number(process.env.TOKENS || 32);
+const text = await page.evaluate((n) => window.__profile.sentence(n), tokens);
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
@@ -61,9 +65,11 @@ function selfTimes(profile) {
   return { total, rows: [...hits].sort((a, b) => b[1] - a[1]) };
 }
 
-console.log(`model ${model}, ${text.split(' ').length} words; ${n} repetitions per stage; self time by function`);
+console.log(`model ${process.env.DIR || model}, the bench's ${tokens}-token sentence; ${n} repetitions per stage; self time by function`);
 for (const stage of stages) {
-  await page.evaluate(([s, t]) => window.__profile.run(s, t, 5), [stage, text]);
+  await page.evaluate((t) => window.__profile.prepare(t), text);
+  await page.evaluate(([s, t]) => window.__profile.run(s, t, 3), [stage, text]);
+  await page.evaluate((t) => window.__profile.prepare(t), text);
   await cdp.send('Profiler.start');
   const mean = await page.evaluate(([s, t, k]) => window.__profile.run(s, t, k), [stage, text, n]);
   const { profile } = await cdp.send('Profiler.stop');
