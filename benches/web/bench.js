@@ -17,7 +17,8 @@
 //                    attention matrix and the logits read back)
 //   greedy_cold      the first greedy translation of the sentence (one sample)
 //   answer           attnscope: answer() after the translation — the focused head's stages
-//                    (they re-run the decoder over the whole prefix), the analysis, the copy to JS
+//                    (the decoder over the whole prefix, up to the focused layer), the analysis,
+//                    the copy to JS
 //   page_step        attnscope: back, then step() as the page calls it: one cached step + answer
 //
 // With outTokens=K (a random model, which never chooses </s>), every engine decodes exactly K
