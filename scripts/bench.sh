@@ -25,31 +25,16 @@ BASE_GPU_LENGTHS="${BASE_GPU_LENGTHS:-32}"
 mkdir -p benches/out
 rm -rf benches/out/records && mkdir -p benches/out/records
 
-native_runs() { # attnscope natively in REPEATS separate processes, one table file each
+native_runs() { # attnscope and onnxruntime CPU natively, alternating, REPEATS separate processes
+  # each: run i of one engine sits next to run i of the other, so the per-run ratios pair
+  # measurements taken seconds apart, not minutes.
   local run
-  rm -f benches/out/native.md benches/out/native-*.md
+  rm -f benches/out/native.md benches/out/native-*.md benches/out/ort_native.md
   for run in $(seq "$REPEATS"); do
     cargo bench --bench native 2>/dev/null | tee "benches/out/native-$run.md"
+    benches/.venv/bin/python benches/ort_native.py --run "$run" --json "benches/out/records/ort_native-$run.json" |
+      tee -a benches/out/ort_native.md
   done
-}
-ort_native_runs() { # onnxruntime CPU in REPEATS separate processes, one records file each
-  local run
-  for run in $(seq "$REPEATS"); do
-    benches/.venv/bin/python benches/ort_native.py --run "$run" --json "benches/out/records/ort_native-$run.json"
-  done | tee benches/out/ort_native.md
-}
-
-base_model() { # the paper's base size with random weights, long enough for 128-token sources
-  rm -rf "$BASE_DIR"
-  target/release/attnscope random base --out "$BASE_DIR" --max-len 160
-}
-
-browser_base() { # the base size on every browser engine, each decoding BASE_OUT_TOKENS tokens
-  # WebGPU runs on SwiftShader (seconds a step at this size): 1 sample, and no warm-up beyond the
-  # checked decode of the same sentence that precedes every measurement.
-  env PAGE_LOADS="$REPEATS" RUNS="$BASE_RUNS" GPU_RUNS=1 GPU_WARMUP=0 GPU_LENGTHS="$BASE_GPU_LENGTHS" \
-    OUT_TOKENS="$BASE_OUT_TOKENS" ENGINES=cpu,webgpu,ort REAL_PAGE=0 RECORDS=browser-base \
-    node benches/browser.mjs "$BASE_DIR" | tee benches/out/browser-base.md
 }
 
 ensure_npm
@@ -65,8 +50,7 @@ for model in en-zh date-iso; do
 done
 stage "random model, base size (max_len 160)" base_model
 stage "ONNX export + check (random base size)" benches/.venv/bin/python benches/export_onnx.py "$BASE_DIR" "$BASE_DIR/onnx"
-stage "native: attnscope (burn flex), $REPEATS runs" native_runs
-stage "native: onnxruntime, $REPEATS runs" ort_native_runs
+stage "native: attnscope (burn flex) and onnxruntime CPU, alternating, $REPEATS runs each" native_runs
 stage "browser" env PAGE_LOADS="$REPEATS" bash -c 'set -o pipefail; node benches/browser.mjs en-zh date-iso | tee benches/out/browser.md'
 stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node benches/translate.mjs | tee benches/out/translate.md'
 stage "browser: large random models (opus-mt and base size)" bash -c 'set -o pipefail; node benches/big-model.mjs | tee benches/out/big-model.md'

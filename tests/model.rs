@@ -209,10 +209,39 @@ fn sampling_is_reproducible_from_its_seed() {
 
 #[test]
 fn head_stages_are_consistent_with_the_trace() {
+    // en-zh is pre-norm, date-iso post-norm.
+    for (model, sentence) in [
+        ("en-zh", EXAMPLE_SENTENCE),
+        ("date-iso", "the first of January 2000"),
+    ] {
+        let mut session = common::session(&common::shipped(model));
+        let trace = block_on(session.translate(sentence)).unwrap().clone();
+        check_stages_of_every_layer(&session, &trace);
+    }
     let mut session = common::session(&common::shipped("en-zh"));
-    let trace = block_on(session.translate(EXAMPLE_SENTENCE))
-        .unwrap()
-        .clone();
+    block_on(session.translate(EXAMPLE_SENTENCE)).unwrap();
+    let focus = Focus {
+        kind: AttentionKind::Cross,
+        layer: 99,
+        head: 0,
+    };
+    assert!(matches!(
+        block_on(session.stages(focus)),
+        Err(Error::OutOfRange { .. })
+    ));
+    // Before the first step the decoder kinds have no stages, and that is not an error.
+    block_on(session.start(EXAMPLE_SENTENCE)).unwrap();
+    let focus = Focus {
+        kind: AttentionKind::Cross,
+        layer: 0,
+        head: 0,
+    };
+    assert_eq!(block_on(session.stages(focus)).unwrap(), None);
+}
+
+/// The stages of every head kind and layer (one head each) against the trace of `session`'s
+/// translation.
+fn check_stages_of_every_layer(session: &attnscope::Session, trace: &attnscope::Trace) {
     let d_k = session.config().d_k() as f32;
     for (kind, stack) in [
         (AttentionKind::EncoderSelf, &trace.encoder_self_attention),
@@ -256,23 +285,6 @@ fn head_stages_are_consistent_with_the_trace() {
             assert_eq!(p.entropy.len(), session.config().n_heads);
         }
     }
-    let focus = Focus {
-        kind: AttentionKind::Cross,
-        layer: 99,
-        head: 0,
-    };
-    assert!(matches!(
-        block_on(session.stages(focus)),
-        Err(Error::OutOfRange { .. })
-    ));
-    // Before the first step the decoder kinds have no stages, and that is not an error.
-    block_on(session.start(EXAMPLE_SENTENCE)).unwrap();
-    let focus = Focus {
-        kind: AttentionKind::Cross,
-        layer: 0,
-        head: 0,
-    };
-    assert_eq!(block_on(session.stages(focus)).unwrap(), None);
 }
 
 #[test]

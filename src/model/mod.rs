@@ -183,6 +183,9 @@ impl Transformer {
     /// The encoder up to and including `layer`, that layer's raw scores kept: what one encoder
     /// head's stages need. The layers above it and the final norm are skipped, so this costs
     /// `layer + 1` layers, not the whole stack. `None` when the encoder has no such layer.
+    ///
+    /// # Shapes
+    /// `src: [batch, src_len]` → weights and raw scores `[batch, heads, src_len, src_len]`.
     pub fn encode_through(&self, src: Tensor<2, Int>, layer: usize) -> Option<AttentionOutput> {
         let padding_mask = self.padding_mask(src.clone());
         let mut x = self.embed(&self.src_embed, src, 0);

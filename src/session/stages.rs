@@ -97,7 +97,7 @@ impl Session {
         let rows = trace.rows();
         let tgt_tokens = trace.tgt_tokens[..rows].to_vec();
         // Only the layers up to the focused one run: the same numbers as a whole pass for that
-        // layer (tests/reference.rs), at a fraction of the cost of an answer.
+        // layer (tests/model.rs checks every layer against the trace), at a fraction of the cost.
         let (attention, query_tokens, key_tokens, mask) = match kind {
             AttentionKind::EncoderSelf => {
                 let attention = self.loaded.model.encode_through(state.src.clone(), layer);
