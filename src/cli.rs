@@ -179,6 +179,13 @@ enum Command {
         /// Also write every held-out translation to this TSV (set, source, reference, output).
         #[arg(long)]
         dump: Option<PathBuf>,
+        /// Decode with the page's beam search of this width (1–8) instead of greedily; the
+        /// shipped `metrics.json` figures are greedy.
+        #[arg(long)]
+        beam: Option<usize>,
+        /// The beam's length penalty α, `((5 + len) / 6)^α` (the page's default).
+        #[arg(long, default_value_t = 1.0)]
+        alpha: f64,
     },
 }
 
@@ -432,12 +439,22 @@ fn run(cli: Cli) -> Result<()> {
             full_precision,
             max_len,
         } => random_model(&preset, &out, &words_from, !full_precision, max_len)?,
-        Command::Eval { model, data, dump } => {
+        Command::Eval {
+            model,
+            data,
+            dump,
+            beam,
+            alpha,
+        } => {
             let folder = ModelFolder::read(&model)?;
             let name =
                 crate::ModelConfig::from_json(&String::from_utf8_lossy(&folder.config))?.name;
             let heldout = recipes::heldout_for(&name, &data)?;
-            let metrics = recipes::evaluate(&model, &heldout)?;
+            let decoding = match beam {
+                Some(width) => recipes::Decoding::Beam { width, alpha },
+                None => recipes::Decoding::Greedy,
+            };
+            let metrics = recipes::evaluate_with(&model, &heldout, decoding)?;
             if let Some(path) = dump {
                 let mut text = String::from("set\tsource\treference\toutput\n");
                 for row in &metrics.outputs {

@@ -605,8 +605,56 @@ pub fn translate_all(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<Strin
         .collect())
 }
 
+/// How held-out sources are decoded.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decoding {
+    /// Greedy, batched (the figures in `metrics.json`).
+    Greedy,
+    /// The page's beam search: `width` beams, length penalty `alpha`; the best final.
+    Beam {
+        /// Beam width.
+        width: usize,
+        /// α of the length penalty `((5 + len) / 6)^α`.
+        alpha: f64,
+    },
+}
+
+/// Beam-search translations of `sources`, one at a time through the page's `Session::beam`.
+pub fn translate_all_beam(
+    folder: &ModelFolder,
+    loaded: &LoadedModel,
+    sources: &[&str],
+    width: usize,
+    alpha: f64,
+) -> Result<Vec<String>> {
+    let config = &loaded.config;
+    let mut session = crate::Session::load(folder.files(), Device::flex())?;
+    let mut outputs = Vec::with_capacity(sources.len());
+    for source in sources {
+        crate::block_on(session.start(source))?;
+        let search = crate::block_on(session.beam(width, alpha))?;
+        let best = search
+            .finals
+            .first()
+            .ok_or(Error::Invariant("a beam search ended without a final"))?;
+        let ids: Vec<u32> = best
+            .ids
+            .iter()
+            .copied()
+            .filter(|&id| id != config.eos_id)
+            .collect();
+        outputs.push(ids_to_text(&ids, &loaded.tgt_tokenizer, &config.tgt_joiner));
+    }
+    Ok(outputs)
+}
+
 /// Evaluate a saved model folder on its held-out sets (the first one is the headline).
 pub fn evaluate(dir: &Path, heldout: &[Heldout]) -> Result<Metrics> {
+    evaluate_with(dir, heldout, Decoding::Greedy)
+}
+
+/// [`evaluate`], decoding as `decoding` says.
+pub fn evaluate_with(dir: &Path, heldout: &[Heldout], decoding: Decoding) -> Result<Metrics> {
     let folder = ModelFolder::read(dir)?;
     let loaded = LoadedModel::load(folder.files(), &Device::flex())?;
     let mut sets = vec![];
@@ -614,7 +662,12 @@ pub fn evaluate(dir: &Path, heldout: &[Heldout]) -> Result<Metrics> {
     let mut outputs = vec![];
     for (index, set) in heldout.iter().enumerate() {
         let sources: Vec<&str> = set.pairs.iter().map(|p| p.source.as_str()).collect();
-        let hypotheses = translate_all(&loaded, &sources)?;
+        let hypotheses = match decoding {
+            Decoding::Greedy => translate_all(&loaded, &sources)?,
+            Decoding::Beam { width, alpha } => {
+                translate_all_beam(&folder, &loaded, &sources, width, alpha)?
+            }
+        };
         let references: Vec<String> = set.pairs.iter().map(|p| p.target.clone()).collect();
         sets.push(SetMetrics {
             name: set.name.to_string(),

@@ -194,3 +194,45 @@ fn random_views_model_has_the_asked_shape() {
     assert!(trace.tgt_ids.len() == 20 || trace.steps.last().map(|s| s.id) == Some(config.eos_id));
     let _ = std::fs::remove_dir_all(&out_dir);
 }
+
+#[test]
+fn eval_with_a_beam_of_one_scores_like_greedy() {
+    // `eval --beam 1` goes through the page's beam search one sentence at a time; with one beam
+    // it must choose what the batched greedy decoder chose, so every held-out figure of the
+    // shipped metrics.json comes out equal.
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["eval", "--model", "models/date-iso", "--beam", "1"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let beam: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shipped: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("models/date-iso/metrics.json").unwrap())
+            .unwrap();
+    let sets = |m: &serde_json::Value| {
+        m["sets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].clone(),
+                    s["chrf"].clone(),
+                    s["exactMatch"].clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sets(&beam).len(), 2);
+    assert_eq!(sets(&beam), sets(&shipped));
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["eval", "--model", "models/date-iso", "--beam", "9"],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("beam width 9 is out of range"));
+}
