@@ -40,6 +40,12 @@ pub fn sentence(session: &Session, model: &str, n: usize) -> String {
         .join(joiner)
 }
 
+/// A session on the CPU over the shipped model `models/NAME`.
+fn shipped(root: &std::path::Path, name: &str) -> Session {
+    let folder = ModelFolder::read(&root.join("models").join(name)).unwrap();
+    Session::load(folder.files(), Device::flex()).unwrap()
+}
+
 fn stats(mut samples: Vec<f64>) -> (f64, f64) {
     samples.sort_by(|a, b| a.total_cmp(b));
     let p = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
@@ -77,8 +83,7 @@ fn step_and_redecode(session: &mut Session) -> ((f64, f64), (f64, f64)) {
 /// `PROFILE=encode|step|greedy`: repeat one stage of en-zh at 32 source tokens for three seconds
 /// and print nothing, for a profiler (`perf record`) to attribute that stage alone.
 fn profile(root: &std::path::Path, stage: &str) {
-    let folder = ModelFolder::read(&root.join("models/en-zh")).unwrap();
-    let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+    let mut session = shipped(root, "en-zh");
     let text = sentence(&session, "en-zh", 32);
     block_on(session.translate(&text)).unwrap();
     let start = Instant::now();
@@ -108,8 +113,7 @@ fn main() {
     println!("| model | src tokens | out tokens | encode ms (median/p95) | one step ms | greedy decode ms | full re-decode ms | step / re-decode |");
     println!("|---|---|---|---|---|---|---|---|");
     for model in ["en-zh", "date-iso"] {
-        let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
-        let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+        let mut session = shipped(&root, model);
         for n in [8, 16, 32, 64] {
             if n > session.config().max_len {
                 continue;
@@ -136,8 +140,7 @@ fn main() {
     println!("| model | output prefix | one cached step ms (median/p95) | full re-decode of the prefix ms | step / re-decode |");
     println!("|---|---|---|---|---|");
     for model in ["en-zh", "date-iso"] {
-        let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
-        let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+        let mut session = shipped(&root, model);
         let prefix_len = 32.min(session.config().max_len - 2);
         let text = sentence(&session, model, 16);
         block_on(session.start(&text)).unwrap();
@@ -162,8 +165,7 @@ fn main() {
     println!("| model | src tokens | out tokens | stages ms (median/p95) | analysis ms | answer as JSON ms |");
     println!("|---|---|---|---|---|---|");
     for model in ["en-zh", "date-iso"] {
-        let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
-        let mut session = Session::load(folder.files(), Device::flex()).unwrap();
+        let mut session = shipped(&root, model);
         let text = sentence(&session, model, 32);
         block_on(session.translate(&text)).unwrap();
         let focus = Focus {

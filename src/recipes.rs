@@ -621,14 +621,13 @@ pub enum Decoding {
 
 /// Beam-search translations of `sources`, one at a time through the page's `Session::beam`.
 pub fn translate_all_beam(
-    folder: &ModelFolder,
-    loaded: &LoadedModel,
+    session: &mut crate::Session,
+    tokenizer: &crate::tokenizer::TextTokenizer,
     sources: &[&str],
     width: usize,
     alpha: f64,
 ) -> Result<Vec<String>> {
-    let config = &loaded.config;
-    let mut session = crate::Session::load(folder.files(), Device::flex())?;
+    let (eos, joiner) = (session.config().eos_id, session.config().tgt_joiner.clone());
     let mut outputs = Vec::with_capacity(sources.len());
     for source in sources {
         crate::block_on(session.start(source))?;
@@ -637,13 +636,8 @@ pub fn translate_all_beam(
             .finals
             .first()
             .ok_or(Error::Invariant("a beam search ended without a final"))?;
-        let ids: Vec<u32> = best
-            .ids
-            .iter()
-            .copied()
-            .filter(|&id| id != config.eos_id)
-            .collect();
-        outputs.push(ids_to_text(&ids, &loaded.tgt_tokenizer, &config.tgt_joiner));
+        let ids: Vec<u32> = best.ids.iter().copied().filter(|&id| id != eos).collect();
+        outputs.push(ids_to_text(&ids, tokenizer, &joiner));
     }
     Ok(outputs)
 }
@@ -657,16 +651,25 @@ pub fn evaluate(dir: &Path, heldout: &[Heldout]) -> Result<Metrics> {
 pub fn evaluate_with(dir: &Path, heldout: &[Heldout], decoding: Decoding) -> Result<Metrics> {
     let folder = ModelFolder::read(dir)?;
     let loaded = LoadedModel::load(folder.files(), &Device::flex())?;
+    // Beam search runs through a session over the same loaded model (its tensors are shared).
+    let mut beam = match decoding {
+        Decoding::Beam { width, alpha } => Some((
+            crate::Session::new(loaded.clone(), Device::flex()),
+            width,
+            alpha,
+        )),
+        Decoding::Greedy => None,
+    };
     let mut sets = vec![];
     let mut examples = vec![];
     let mut outputs = vec![];
     for (index, set) in heldout.iter().enumerate() {
         let sources: Vec<&str> = set.pairs.iter().map(|p| p.source.as_str()).collect();
-        let hypotheses = match decoding {
-            Decoding::Greedy => translate_all(&loaded, &sources)?,
-            Decoding::Beam { width, alpha } => {
-                translate_all_beam(&folder, &loaded, &sources, width, alpha)?
+        let hypotheses = match beam.as_mut() {
+            Some((session, width, alpha)) => {
+                translate_all_beam(session, &loaded.tgt_tokenizer, &sources, *width, *alpha)?
             }
+            None => translate_all(&loaded, &sources)?,
         };
         let references: Vec<String> = set.pairs.iter().map(|p| p.target.clone()).collect();
         sets.push(SetMetrics {

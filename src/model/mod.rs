@@ -157,19 +157,8 @@ impl Transformer {
     /// # Shapes
     /// `src: [batch, src_len]` → memory `[batch, src_len, d_model]`.
     pub fn encode(&self, src: Tensor<2, Int>, probe: Option<Probe>) -> EncoderOutput {
-        let padding_mask = self.padding_mask(src.clone());
-        let mut x = self.embed(&self.src_embed, src, 0);
-        let mut attention = Vec::with_capacity(self.encoder_layers.len());
-        for (index, layer) in self.encoder_layers.iter().enumerate() {
-            let keep = probe
-                == Some(Probe {
-                    kind: AttentionKind::EncoderSelf,
-                    layer: index,
-                });
-            let (next, layer_attention) = layer.forward(x, Some(padding_mask.clone()), keep);
-            x = next;
-            attention.push(layer_attention);
-        }
+        let (mut x, attention, padding_mask) =
+            self.run_encoder(src, probe, self.encoder_layers.len());
         if let Some(norm) = &self.encoder_norm {
             x = norm.forward(x);
         }
@@ -180,6 +169,30 @@ impl Transformer {
         }
     }
 
+    /// The embedding and the first `layers` encoder layers, keeping the probed layer's raw
+    /// scores: the output of the last layer run, each layer's attention and the padding mask.
+    fn run_encoder(
+        &self,
+        src: Tensor<2, Int>,
+        probe: Option<Probe>,
+        layers: usize,
+    ) -> (Tensor<3>, Vec<AttentionOutput>, Tensor<4, Bool>) {
+        let padding_mask = self.padding_mask(src.clone());
+        let mut x = self.embed(&self.src_embed, src, 0);
+        let mut attention = Vec::with_capacity(layers);
+        for (index, layer) in self.encoder_layers.iter().take(layers).enumerate() {
+            let keep = probe
+                == Some(Probe {
+                    kind: AttentionKind::EncoderSelf,
+                    layer: index,
+                });
+            let (next, layer_attention) = layer.forward(x, Some(padding_mask.clone()), keep);
+            x = next;
+            attention.push(layer_attention);
+        }
+        (x, attention, padding_mask)
+    }
+
     /// The encoder up to and including `layer`, that layer's raw scores kept: what one encoder
     /// head's stages need. The layers above it and the final norm are skipped, so this costs
     /// `layer + 1` layers, not the whole stack. `None` when the encoder has no such layer.
@@ -187,17 +200,12 @@ impl Transformer {
     /// # Shapes
     /// `src: [batch, src_len]` → weights and raw scores `[batch, heads, src_len, src_len]`.
     pub fn encode_through(&self, src: Tensor<2, Int>, layer: usize) -> Option<AttentionOutput> {
-        let padding_mask = self.padding_mask(src.clone());
-        let mut x = self.embed(&self.src_embed, src, 0);
-        for (index, encoder_layer) in self.encoder_layers.iter().enumerate() {
-            let (next, attention) =
-                encoder_layer.forward(x, Some(padding_mask.clone()), index == layer);
-            if index == layer {
-                return Some(attention);
-            }
-            x = next;
-        }
-        None
+        let probe = Probe {
+            kind: AttentionKind::EncoderSelf,
+            layer,
+        };
+        let (_, attention, _) = self.run_encoder(src, Some(probe), layer + 1);
+        last_of(attention, layer + 1)
     }
 
     /// The decoder over a whole target prefix (causal mask), up to and including `probe.layer`,
@@ -215,23 +223,9 @@ impl Transformer {
         padding_mask: &Tensor<4, Bool>,
         probe: Probe,
     ) -> Option<DecoderLayerAttention> {
-        let [_, len] = tgt.dims();
-        let self_mask = Mask::causal(len).to_tensor(&tgt.device());
-        let mut x = self.embed(&self.tgt_embed, tgt, 0);
-        for (index, (layer, memory)) in self.decoder_layers.iter().zip(cross).enumerate() {
-            let keep = (index == probe.layer && probe.kind != AttentionKind::EncoderSelf)
-                .then_some(probe.kind);
-            let input = DecoderInput::new(x, memory)
-                .self_mask(Some(self_mask.clone()))
-                .cross_mask(padding_mask.clone())
-                .keep_scores(keep);
-            let (next, attention) = layer.forward(input);
-            if index == probe.layer {
-                return Some(attention);
-            }
-            x = next;
-        }
-        None
+        let layers = probe.layer + 1;
+        let (_, attention) = self.run_prefix(tgt, cross, padding_mask, Some(probe), layers);
+        last_of(attention, layers)
     }
 
     /// The encoder output projected into each decoder layer's cross-attention keys and values.
@@ -252,6 +246,21 @@ impl Transformer {
         encoded: &EncoderOutput,
         probe: Option<Probe>,
     ) -> DecoderOutput {
+        let cross = self.cross_key_values(encoded.memory.clone());
+        let layers = self.decoder_layers.len();
+        let (x, attention) = self.run_prefix(tgt, &cross, &encoded.padding_mask, probe, layers);
+        self.decoder_output(x, attention)
+    }
+
+    /// The first `layers` decoder layers over a whole target prefix, with the causal mask.
+    fn run_prefix(
+        &self,
+        tgt: Tensor<2, Int>,
+        cross: &[KeyValue],
+        padding_mask: &Tensor<4, Bool>,
+        probe: Option<Probe>,
+        layers: usize,
+    ) -> (Tensor<3>, Vec<DecoderLayerAttention>) {
         let [_, len] = tgt.dims();
         // The causal mask alone: in a padded batch every <pad> sits after the last real token,
         // so causality already hides it from every real position (pad rows carry no loss).
@@ -259,15 +268,14 @@ impl Transformer {
         // decoding whenever a model emits the <pad> id as a token.
         let self_mask = Mask::causal(len).to_tensor(&tgt.device());
         let x = self.embed(&self.tgt_embed, tgt, 0);
-        let cross = self.cross_key_values(encoded.memory.clone());
-        self.run_decoder(
-            x,
-            &cross,
-            Some(self_mask),
-            &encoded.padding_mask,
-            None,
+        let input = DecoderRun {
+            cross,
+            self_mask: Some(self_mask),
+            padding_mask,
+            cache: None,
             probe,
-        )
+        };
+        self.run_decoder(x, input, layers)
     }
 
     /// One decoding step for the tokens at `position`, growing `cache` (one slot per layer).
@@ -284,33 +292,54 @@ impl Transformer {
         cache: &mut [Option<KeyValue>],
     ) -> DecoderOutput {
         let x = self.embed(&self.tgt_embed, tokens, position);
-        self.run_decoder(x, cross, None, padding_mask, Some(cache), None)
+        let input = DecoderRun {
+            cross,
+            self_mask: None,
+            padding_mask,
+            cache: Some(cache),
+            probe: None,
+        };
+        let (x, attention) = self.run_decoder(x, input, self.decoder_layers.len());
+        self.decoder_output(x, attention)
     }
 
+    /// The first `layers` decoder layers: the output of the last one run and each one's
+    /// attention.
     fn run_decoder(
         &self,
         mut x: Tensor<3>,
-        cross: &[KeyValue],
-        self_mask: Option<Tensor<4, Bool>>,
-        padding_mask: &Tensor<4, Bool>,
-        mut cache: Option<&mut [Option<KeyValue>]>,
-        probe: Option<Probe>,
-    ) -> DecoderOutput {
-        let mut attention = Vec::with_capacity(self.decoder_layers.len());
-        for (index, (layer, memory)) in self.decoder_layers.iter().zip(cross).enumerate() {
-            let keep_scores = probe
+        mut run: DecoderRun<'_>,
+        layers: usize,
+    ) -> (Tensor<3>, Vec<DecoderLayerAttention>) {
+        let mut attention = Vec::with_capacity(layers);
+        let stack = self.decoder_layers.iter().zip(run.cross).take(layers);
+        for (index, (layer, memory)) in stack.enumerate() {
+            let keep_scores = run
+                .probe
                 .filter(|p| p.layer == index && p.kind != AttentionKind::EncoderSelf)
                 .map(|p| p.kind);
-            let slot = cache.as_deref_mut().and_then(|slots| slots.get_mut(index));
+            let slot = run
+                .cache
+                .as_deref_mut()
+                .and_then(|slots| slots.get_mut(index));
             let input = DecoderInput::new(x, memory)
-                .self_mask(self_mask.clone())
-                .cross_mask(padding_mask.clone())
+                .self_mask(run.self_mask.clone())
+                .cross_mask(run.padding_mask.clone())
                 .cache(slot)
                 .keep_scores(keep_scores);
             let (next, layer_attention) = layer.forward(input);
             x = next;
             attention.push(layer_attention);
         }
+        (x, attention)
+    }
+
+    /// The final norm (pre-norm models) and the vocabulary projection after the last layer.
+    fn decoder_output(
+        &self,
+        mut x: Tensor<3>,
+        attention: Vec<DecoderLayerAttention>,
+    ) -> DecoderOutput {
         if let Some(norm) = &self.decoder_norm {
             x = norm.forward(x);
         }
@@ -318,5 +347,24 @@ impl Transformer {
             logits: self.projection.forward(x),
             attention,
         }
+    }
+}
+
+/// What the decoder layers read besides their input: the cross-attention keys and values (one
+/// per layer), the masks, the key/value cache of step-by-step decoding, the probe.
+struct DecoderRun<'a> {
+    cross: &'a [KeyValue],
+    self_mask: Option<Tensor<4, Bool>>,
+    padding_mask: &'a Tensor<4, Bool>,
+    cache: Option<&'a mut [Option<KeyValue>]>,
+    probe: Option<Probe>,
+}
+
+/// The last of `attention` when exactly `layers` layers ran (`None` when the stack is shorter).
+fn last_of<T>(mut attention: Vec<T>, layers: usize) -> Option<T> {
+    if attention.len() == layers {
+        attention.pop()
+    } else {
+        None
     }
 }

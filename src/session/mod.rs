@@ -446,11 +446,7 @@ impl Session {
         state: &Decoding,
         probe: Probe,
     ) -> Result<Option<crate::model::DecoderLayerAttention>> {
-        let rows = state.trace.rows();
-        if rows == 0 {
-            return Err(Error::NothingDecoded);
-        }
-        let tgt = self.ids_tensor(&state.trace.tgt_ids[..rows], 1);
+        let tgt = self.decoder_inputs(state)?;
         Ok(self
             .loaded
             .model
@@ -459,12 +455,18 @@ impl Session {
 
     /// The decoder over every input position decoded so far, in one pass (causal mask).
     fn decode_prefix(&self, state: &Decoding) -> Result<DecoderOutput> {
+        let tgt = self.decoder_inputs(state)?;
+        Ok(self.loaded.model.decode(tgt, &state.encoded, None))
+    }
+
+    /// Every input position decoded so far (`<s>` and the tokens before the last), `[1, rows]`;
+    /// `NothingDecoded` before the first step.
+    fn decoder_inputs(&self, state: &Decoding) -> Result<Tensor<2, Int>> {
         let rows = state.trace.rows();
         if rows == 0 {
             return Err(Error::NothingDecoded);
         }
-        let tgt = self.ids_tensor(&state.trace.tgt_ids[..rows], 1);
-        Ok(self.loaded.model.decode(tgt, &state.encoded, None))
+        Ok(self.ids_tensor(&state.trace.tgt_ids[..rows], 1))
     }
 }
 
