@@ -33,6 +33,7 @@
 // /bench-out/MODEL), gpuLengths (source lengths the WebGPU module runs; all), gpuWarmup (3).
 import initCpu, { Session as CpuSession, modelFileNames } from '/pkg/cpu/attnscope.js';
 import * as ort from '/vendor/ort/ort.wasm.min.mjs';
+import { benchSentences } from './sentences.js';
 
 const params = new URLSearchParams(location.search);
 const MODEL = params.get('model') || 'en-zh';
@@ -101,24 +102,6 @@ async function loadFiles() {
   const files = {};
   for (const [key, name] of Object.entries(modelFileNames())) files[key] = await bytes(`${MODEL_DIR}/${name}`);
   return files;
-}
-
-/**
- * The bench sentences (benches/web/sentences.json; benches/native.rs builds the same): n − 1
- * words in turn, only those that are one source token each where the file says so, and </s>.
- * A model the file does not name (a random one, with en-zh's words) takes en-zh's, as
- * benches/inputs.py does.
- */
-async function sentences(session, config) {
-  const file = await json('/bench/sentences.json');
-  const spec = file.models[config.name] || file.models['en-zh'];
-  const words = [];
-  for (const word of spec.candidates) {
-    if (!spec.oneTokenWords || (await session.start(word)).trace.srcIds.length === 2) words.push(word);
-  }
-  return file.lengths
-    .filter((n) => n <= config.max_len)
-    .map((n) => ({ n, text: Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(spec.joiner) }));
 }
 
 /** attnscope on one backend: every stage of every sentence, through the page's calls. With
@@ -398,7 +381,7 @@ async function main() {
   const config = JSON.parse(new TextDecoder().decode(files.config));
   results.config = config;
   const probe = await CpuSession.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, 'cpu');
-  const inputs = await sentences(probe, config);
+  const inputs = await benchSentences(probe, config);
   probe.free();
   const cpu = await attnscope(CpuSession, 'cpu', files, inputs, RUNS);
   results.engines[NAMES.cpu] = cpu;

@@ -2,38 +2,34 @@
 // function names, at /prof-pkg/) on a shipped model, driven from the page's main thread so that
 // the DevTools profiler sees every wasm frame. window.__profile = { ready, sentence(n), prepare(text),
 // run(stage, text, n) }.
-import init, { Session } from '/prof-pkg/attnscope.js';
+import init, { modelFileNames, Session } from '/prof-pkg/attnscope.js';
+import { benchSentences } from './sentences.js';
 
 const params = new URLSearchParams(location.search);
 const model = params.get('model') || 'en-zh';
 const dir = params.get('dir') || `/models/${model}`;
-const files = ['config.json', 'model.safetensors', 'src_tokenizer.json', 'tgt_tokenizer.json'];
 
+/** The model's session on the CPU module, and its parsed config. */
 async function load() {
   await init();
-  const [config, weights, src, tgt] = await Promise.all(
-    files.map(async (name) => new Uint8Array(await (await fetch(`${dir}/${name}`)).arrayBuffer())),
-  );
-  return Session.create(config, weights, src, tgt, 'cpu');
+  const names = modelFileNames();
+  const read = async (key) => new Uint8Array(await (await fetch(`${dir}/${names[key]}`)).arrayBuffer());
+  const [config, weights, src, tgt] = await Promise.all(['config', 'weights', 'srcTokenizer', 'tgtTokenizer'].map(read));
+  const session = await Session.create(config, weights, src, tgt, 'cpu');
+  return { session, config: JSON.parse(new TextDecoder().decode(config)) };
 }
 
-/** The bench's sentence of `n` source tokens (as benches/web/bench.js builds it from
- * sentences.json: n − 1 one-token words in turn, and </s>). */
-async function benchSentence(session, n) {
-  const file = await (await fetch('/bench/sentences.json')).json();
-  const config = JSON.parse(new TextDecoder().decode(await (await fetch(`${dir}/config.json`)).arrayBuffer()));
-  const spec = file.models[config.name] || file.models['en-zh'];
-  const words = [];
-  for (const word of spec.candidates) {
-    if (!spec.oneTokenWords || (await session.start(word)).trace.srcIds.length === 2) words.push(word);
-  }
-  return Array.from({ length: n - 1 }, (_, i) => words[i % words.length]).join(spec.joiner);
+/** The bench's sentence of `n` source tokens (benches/web/sentences.js). */
+async function benchSentence({ session, config }, n) {
+  const found = (await benchSentences(session, config)).find((s) => s.n === n);
+  if (!found) throw new Error(`no ${n}-token bench sentence for ${config.name} (max_len ${config.max_len})`);
+  return found.text;
 }
 
 window.__profile = {
-  sentence: (n) => benchSentence(window.__profile.session, n),
-  ready: load().then((session) => {
-    window.__profile.session = session;
+  sentence: (n) => benchSentence(window.__profile, n),
+  ready: load().then(({ session, config }) => {
+    Object.assign(window.__profile, { session, config });
     return true;
   }),
   /** Translate `text` (before profiling: `step` and `answer` need a translation). */
