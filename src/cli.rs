@@ -126,6 +126,9 @@ enum Command {
         /// Stop after this many epochs (with --resume: continue later where it stopped).
         #[arg(long)]
         stop_after_epochs: Option<usize>,
+        /// en-zh, zh-en: leave out the generated grammar sentences (to measure what they add).
+        #[arg(long)]
+        without_grammar: bool,
     },
     /// Convert a Hugging Face checkpoint folder into an attnscope model folder.
     Import {
@@ -369,6 +372,7 @@ fn run(cli: Cli) -> Result<()> {
             minutes,
             resume,
             stop_after_epochs,
+            without_grammar,
         } => {
             let options = RecipeOptions {
                 seed,
@@ -377,6 +381,7 @@ fn run(cli: Cli) -> Result<()> {
                 progress: true,
                 checkpoints: resume,
                 stop_after_epochs,
+                without_grammar,
             };
             let metrics = match recipe.as_str() {
                 "date-iso" => recipes::build_date_iso(&data, &out, &options)?,

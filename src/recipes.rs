@@ -57,6 +57,8 @@ pub struct RecipeOptions {
     pub checkpoints: bool,
     /// Stop after this many epochs (to resume later with `checkpoints`).
     pub stop_after_epochs: Option<usize>,
+    /// en-zh, zh-en: train without the generated grammar sentences (to measure what they add).
+    pub without_grammar: bool,
 }
 
 /// One held-out set's figures.
@@ -222,6 +224,14 @@ pub fn normalized(text: &str) -> String {
 /// is dropped when its English or its Chinese, normalized, is one of a held-out pair's or the
 /// running example's, so no held-out sentence is seen in training in either direction.
 pub fn translation_data(data_dir: &Path) -> Result<TranslationData> {
+    translation_data_with(data_dir, GENERATED_SENTENCES)
+}
+
+/// Sentences the shipped models train on from the bilingual grammar (`src/data/en_zh.rs`).
+pub const GENERATED_SENTENCES: usize = 1500;
+
+/// [`translation_data`] with `generated` grammar sentences in the training pairs (0: none).
+pub fn translation_data_with(data_dir: &Path, generated: usize) -> Result<TranslationData> {
     let short = |p: &Pair| p.source.split_whitespace().count() <= MAX_ENGLISH_WORDS;
     let mut tatoeba: Vec<Pair> = read_tsv(&data_dir.join("tatoeba/tatoeba.tsv"), "en", "zh")?
         .into_iter()
@@ -242,7 +252,7 @@ pub fn translation_data(data_dir: &Path) -> Result<TranslationData> {
     let train = tatoeba_train
         .into_iter()
         .chain(hsk_train)
-        .chain(en_zh::generated_sentences(1500, 11))
+        .chain(en_zh::generated_sentences(generated, 11))
         .filter(|p| {
             !unseen_en.contains(&normalized(&p.source))
                 && !unseen_zh.contains(&normalized(&p.target))
@@ -315,16 +325,26 @@ pub const DATE_TRAIN_SIZE: usize = 50_000;
 
 /// Build `models/en-zh` (English subwords → Chinese characters) from `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let data = translation_data(data_dir)?;
+    let data = recipe_data(data_dir, recipe)?;
     let tokens = (ENGLISH_TOKENS, CHINESE_TOKENS);
     build_translation(data, out, recipe, ModelConfig::en_zh, tokens)
 }
 
 /// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
 pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let data = translation_data(data_dir)?.reversed();
+    let data = recipe_data(data_dir, recipe)?.reversed();
     let tokens = (CHINESE_TOKENS, ENGLISH_TOKENS);
     build_translation(data, out, recipe, ModelConfig::zh_en, tokens)
+}
+
+/// The translation data a recipe trains on: with the grammar sentences unless left out.
+fn recipe_data(data_dir: &Path, recipe: &RecipeOptions) -> Result<TranslationData> {
+    let generated = if recipe.without_grammar {
+        0
+    } else {
+        GENERATED_SENTENCES
+    };
+    translation_data_with(data_dir, generated)
 }
 
 /// English: BPE subwords, merges seen at least twice.
@@ -334,8 +354,8 @@ const ENGLISH_TOKENS: (Granularity, usize) = (
     },
     2,
 );
-/// Chinese: characters seen at least twice.
-const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Characters, 2);
+/// Chinese: characters seen at least twice, punctuation full-width.
+const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Chinese, 2);
 
 /// The shared recipe of the two translation models (see `TRANSLATION_*`).
 fn build_translation(

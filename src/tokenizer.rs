@@ -26,8 +26,12 @@ pub const SPECIAL_TOKENS: [&str; 4] = ["<pad>", "<unk>", "<s>", "</s>"];
 pub enum Granularity {
     /// Words and punctuation marks (`\w+|[^\w\s]+`), lower-cased.
     Words,
-    /// One token per character, whitespace dropped (Chinese).
+    /// One token per character, whitespace dropped.
     Characters,
+    /// Chinese: one token per character, whitespace dropped, and the punctuation Chinese
+    /// writes full-width kept full-width (NFKC alone turns ，？！：；（） into ASCII, so the model's
+    /// output would read "你好吗?").
+    Chinese,
     /// One token per character, spaces kept as tokens, lower-cased (dates).
     CharactersWithSpaces,
     /// BPE subwords of at most `vocab_size` pieces, case kept, punctuation split off; a piece
@@ -678,6 +682,17 @@ pub fn visible(text: &str) -> String {
         .collect()
 }
 
+/// The punctuation marks Chinese text writes full-width, after NFKC has made them ASCII.
+pub const FULL_WIDTH_PUNCTUATION: [(char, char); 7] = [
+    (',', '，'),
+    ('?', '？'),
+    ('!', '！'),
+    (':', '：'),
+    (';', '；'),
+    ('(', '（'),
+    (')', '）'),
+];
+
 /// A `tokenizer.json` document for a vocabulary (specials first, then `words`).
 pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
     let mut vocab = serde_json::Map::new();
@@ -701,6 +716,16 @@ pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
             nfkc,
             json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, each_char]}),
         ),
+        Granularity::Chinese => {
+            let mut normalizers = vec![nfkc];
+            normalizers.extend(FULL_WIDTH_PUNCTUATION.iter().map(|(ascii, wide)| {
+                json!({"type": "Replace", "pattern": {"String": ascii.to_string()}, "content": wide.to_string()})
+            }));
+            (
+                json!({"type": "Sequence", "normalizers": normalizers}),
+                json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, each_char]}),
+            )
+        }
         Granularity::CharactersWithSpaces => (
             json!({"type": "Sequence", "normalizers": [nfkc, lowercase]}),
             each_char,
@@ -734,8 +759,23 @@ pub fn tokenizer_document(normalizer: Value, pre_tokenizer: Value, model: Value)
     })
 }
 
+/// How pieces seen equally often are ordered: alphabetically, full-width punctuation as its
+/// ASCII form (so [`Granularity::Chinese`] gives the ids [`Granularity::Characters`] gave,
+/// and the models trained before punctuation was kept full-width keep theirs).
+fn tie_order(piece: &str) -> String {
+    piece
+        .chars()
+        .map(|c| {
+            FULL_WIDTH_PUNCTUATION
+                .iter()
+                .find(|(_, wide)| *wide == c)
+                .map_or(c, |(ascii, _)| *ascii)
+        })
+        .collect()
+}
+
 /// Build a tokenizer whose vocabulary is every piece seen in `texts` at least `min_count` times,
-/// most frequent first (ties alphabetical, so the result is deterministic).
+/// most frequent first (ties alphabetical, so the result is deterministic; see [`tie_order`]).
 pub fn build_tokenizer<'a>(
     granularity: Granularity,
     texts: impl IntoIterator<Item = &'a str>,
@@ -759,7 +799,10 @@ pub fn build_tokenizer<'a>(
         .into_iter()
         .filter(|(word, count)| *count >= min_count && !SPECIAL_TOKENS.contains(&word.as_str()))
         .collect();
-    words.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    words.sort_by(|a, b| {
+        b.1.cmp(&a.1)
+            .then_with(|| tie_order(&a.0).cmp(&tie_order(&b.0)))
+    });
     let words: Vec<String> = words.into_iter().map(|(word, _)| word).collect();
     TextTokenizer::from_bytes(
         tokenizer_json(granularity, &words).as_bytes(),
@@ -846,6 +889,33 @@ mod tests {
         assert_eq!(encoded.tokens, ["I", "love", "🍎␀", "zebras"]);
         assert_eq!(encoded.unknown, [false, false, true, true]);
         assert!(tokenizer.encode("").unwrap().ids.is_empty());
+    }
+
+    #[test]
+    fn chinese_keeps_its_punctuation_full_width_with_the_ids_characters_gave() {
+        // Pieces seen equally often ("!", "(", "a", …) order as their ASCII forms would.
+        let texts = ["你好，吗?", "a,b", "好?", "!():;"];
+        let zh = build_tokenizer(Granularity::Chinese, texts, 1).unwrap();
+        let plain = build_tokenizer(Granularity::Characters, texts, 1).unwrap();
+        // Typed half-width or full-width, Chinese punctuation is one full-width token.
+        let pieces = |text: &str| -> Vec<String> {
+            let ids = zh.encode(text).unwrap().ids;
+            ids.iter()
+                .map(|&id| zh.token(id).unwrap().to_string())
+                .collect()
+        };
+        for typed in ["你好,吗?", "你好，吗？"] {
+            assert_eq!(pieces(typed), ["你", "好", "，", "吗", "？"]);
+            assert_eq!(
+                zh.encode(typed).unwrap().ids,
+                plain.encode(typed).unwrap().ids
+            );
+        }
+        assert_eq!(pieces("好!(a):b;").concat(), "好！（a）：b；");
+        for id in 0..plain.vocab_size() as u32 {
+            let wide = zh.token(id).unwrap();
+            assert_eq!(tie_order(wide), plain.token(id).unwrap());
+        }
     }
 
     #[test]

@@ -100,14 +100,17 @@ fn en_zh_translates_the_running_example_and_meets_its_chrf_target() {
     );
     let data = translation_data(&data_dir()).unwrap();
     let figures = recomputed("en-zh", &data.heldout());
-    // Issue 11 asks for 35; this model reaches 26.0 (README, "The models"): the floor guards
-    // what it has, the target is still open.
+    // Issue 11 asks for 35; this model reaches 27.1 (README, "The models"; two human
+    // translations of the same Tatoeba sentence agree at about 36): the floor guards what it has.
     assert!(
-        figures[0].1 >= 25.9,
-        "Tatoeba chrF {:.2} < 25.9",
+        figures[0].1 >= 27.0,
+        "Tatoeba chrF {:.2} < 27.0",
         figures[0].1
     );
-    assert!(figures[1].1 >= 21.3, "HSK chrF {:.2} < 21.3", figures[1].1);
+    assert!(figures[1].1 >= 22.4, "HSK chrF {:.2} < 22.4", figures[1].1);
+    // Its questions end in a full-width ？ (Chinese punctuation, not NFKC's ASCII).
+    let question = block_on(session.translate("Do you like tea?")).unwrap();
+    assert!(question.output.ends_with('？'), "{:?}", question.output);
 }
 
 #[test]
