@@ -802,6 +802,7 @@ pub fn build_tokenizer<'a>(
     words.sort_by(|a, b| {
         b.1.cmp(&a.1)
             .then_with(|| tie_order(&a.0).cmp(&tie_order(&b.0)))
+            .then_with(|| a.0.cmp(&b.0))
     });
     let words: Vec<String> = words.into_iter().map(|(word, _)| word).collect();
     TextTokenizer::from_bytes(
