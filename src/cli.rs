@@ -126,9 +126,10 @@ enum Command {
         /// Stop after this many epochs (with --resume: continue later where it stopped).
         #[arg(long)]
         stop_after_epochs: Option<usize>,
-        /// en-zh, zh-en: leave out the generated grammar sentences (to measure what they add).
+        /// en-zh, zh-en: train with (true) or without (false) the 1,500 generated grammar
+        /// sentences, instead of the recipe's choice (en-zh without, zh-en with).
         #[arg(long)]
-        without_grammar: bool,
+        grammar: Option<bool>,
     },
     /// Convert a Hugging Face checkpoint folder into an attnscope model folder.
     Import {
@@ -372,7 +373,7 @@ fn run(cli: Cli) -> Result<()> {
             minutes,
             resume,
             stop_after_epochs,
-            without_grammar,
+            grammar,
         } => {
             let options = RecipeOptions {
                 seed,
@@ -381,7 +382,7 @@ fn run(cli: Cli) -> Result<()> {
                 progress: true,
                 checkpoints: resume,
                 stop_after_epochs,
-                without_grammar,
+                grammar,
             };
             let metrics = match recipe.as_str() {
                 "date-iso" => recipes::build_date_iso(&data, &out, &options)?,

@@ -57,8 +57,9 @@ pub struct RecipeOptions {
     pub checkpoints: bool,
     /// Stop after this many epochs (to resume later with `checkpoints`).
     pub stop_after_epochs: Option<usize>,
-    /// en-zh, zh-en: train without the generated grammar sentences (to measure what they add).
-    pub without_grammar: bool,
+    /// en-zh, zh-en: train with (`true`) or without the generated grammar sentences instead of
+    /// the recipe's choice (en-zh without, zh-en with; README, "Data"), to measure what they add.
+    pub grammar: Option<bool>,
 }
 
 /// One held-out set's figures.
@@ -169,7 +170,7 @@ pub fn date_sets(data_dir: &Path) -> Result<Vec<Heldout>> {
 
 /// The English–Chinese data (English source, Chinese target; zh-en swaps each pair).
 pub struct TranslationData {
-    /// Training pairs: Tatoeba, HSK and the generated grammar, none held out.
+    /// Training pairs: Tatoeba and HSK (and the generated grammar if asked), none held out.
     pub train: Vec<Pair>,
     /// 1,000 held-out Tatoeba pairs.
     pub tatoeba: Vec<Pair>,
@@ -218,16 +219,18 @@ pub fn normalized(text: &str) -> String {
         .join(" ")
 }
 
-/// English → Chinese data from `data_dir/tatoeba/tatoeba.tsv` and `data_dir/en-zh/hsk.tsv`.
+/// English → Chinese data from `data_dir/tatoeba/tatoeba.tsv` and `data_dir/en-zh/hsk.tsv`
+/// (en-zh's training pairs; zh-en adds the grammar's, [`translation_data_with`]).
 ///
 /// Held out: 1,000 Tatoeba pairs (seed 17) and 5 % of HSK (218 pairs, seed 7). A training pair
 /// is dropped when its English or its Chinese, normalized, is one of a held-out pair's or the
 /// running example's, so no held-out sentence is seen in training in either direction.
 pub fn translation_data(data_dir: &Path) -> Result<TranslationData> {
-    translation_data_with(data_dir, GENERATED_SENTENCES)
+    translation_data_with(data_dir, 0)
 }
 
-/// Sentences the shipped models train on from the bilingual grammar (`src/data/en_zh.rs`).
+/// Sentences the grammar adds to the training pairs (`src/data/en_zh.rs`): zh-en trains with
+/// them, en-zh without (README, "Data").
 pub const GENERATED_SENTENCES: usize = 1500;
 
 /// [`translation_data`] with `generated` grammar sentences in the training pairs (0: none).
@@ -325,25 +328,22 @@ pub const DATE_TRAIN_SIZE: usize = 50_000;
 
 /// Build `models/en-zh` (English subwords → Chinese characters) from `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let data = recipe_data(data_dir, recipe)?;
+    let data = recipe_data(data_dir, recipe.grammar.unwrap_or(false))?;
     let tokens = (ENGLISH_TOKENS, CHINESE_TOKENS);
     build_translation(data, out, recipe, ModelConfig::en_zh, tokens)
 }
 
 /// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
 pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let data = recipe_data(data_dir, recipe)?.reversed();
+    let data = recipe_data(data_dir, recipe.grammar.unwrap_or(true))?.reversed();
     let tokens = (CHINESE_TOKENS, ENGLISH_TOKENS);
     build_translation(data, out, recipe, ModelConfig::zh_en, tokens)
 }
 
-/// The translation data a recipe trains on: with the grammar sentences unless left out.
-fn recipe_data(data_dir: &Path, recipe: &RecipeOptions) -> Result<TranslationData> {
-    let generated = if recipe.without_grammar {
-        0
-    } else {
-        GENERATED_SENTENCES
-    };
+/// The translation data a recipe trains on: Tatoeba and HSK, and the grammar sentences if
+/// `grammar`.
+fn recipe_data(data_dir: &Path, grammar: bool) -> Result<TranslationData> {
+    let generated = if grammar { GENERATED_SENTENCES } else { 0 };
     translation_data_with(data_dir, generated)
 }
 

@@ -10,8 +10,8 @@ use attnscope::block_on;
 use attnscope::data::metrics::{chrf, exact_match};
 use attnscope::folder::LoadedModel;
 use attnscope::recipes::{
-    date_sets, normalized, translate_all, translation_data, Heldout, EXAMPLE_SENTENCE,
-    EXAMPLE_SENTENCE_ZH,
+    date_sets, normalized, translate_all, translation_data, translation_data_with, Heldout,
+    EXAMPLE_SENTENCE, EXAMPLE_SENTENCE_ZH, GENERATED_SENTENCES,
 };
 use burn::tensor::Device;
 use serde_json::Value;
@@ -70,7 +70,8 @@ fn recomputed(name: &str, sets: &[Heldout]) -> Vec<(f64, f64)> {
 
 #[test]
 fn no_held_out_sentence_is_trained_on_in_either_direction() {
-    let data = translation_data(&data_dir()).unwrap();
+    // With the grammar sentences: zh-en's training pairs, a superset of en-zh's.
+    let data = translation_data_with(&data_dir(), GENERATED_SENTENCES).unwrap();
     assert_eq!((data.tatoeba.len(), data.hsk.len()), (1000, 218));
     let trained_en: HashSet<String> = data.train.iter().map(|p| normalized(&p.source)).collect();
     let trained_zh: HashSet<String> = data.train.iter().map(|p| normalized(&p.target)).collect();
@@ -98,16 +99,18 @@ fn en_zh_translates_the_running_example_and_meets_its_chrf_target() {
         trace.src_tokens,
         ["▁I", "▁love", "▁eating", "▁apples", ".", "</s>"]
     );
+    // en-zh trains without the grammar sentences (README, "Data").
     let data = translation_data(&data_dir()).unwrap();
+    assert_eq!(metrics("en-zh")["trainPairs"], data.train.len());
     let figures = recomputed("en-zh", &data.heldout());
-    // Issue 11 asks for 35; this model reaches 27.1 (README, "The models"; two human
-    // translations of the same Tatoeba sentence agree at about 36): the floor guards what it has.
+    // Issue 11 asks for 35; this model reaches 27.8 (README, "The models"; two human
+    // translations of the same Tatoeba sentence agree at 35.8): the floor guards what it has.
     assert!(
-        figures[0].1 >= 27.0,
-        "Tatoeba chrF {:.2} < 27.0",
+        figures[0].1 >= 27.7,
+        "Tatoeba chrF {:.2} < 27.7",
         figures[0].1
     );
-    assert!(figures[1].1 >= 22.4, "HSK chrF {:.2} < 22.4", figures[1].1);
+    assert!(figures[1].1 >= 23.5, "HSK chrF {:.2} < 23.5", figures[1].1);
     // Its questions end in a full-width ？ (Chinese punctuation, not NFKC's ASCII).
     let question = block_on(session.translate("Do you like tea?")).unwrap();
     assert!(question.output.ends_with('？'), "{:?}", question.output);
@@ -124,7 +127,11 @@ fn zh_en_translates_the_running_example_back() {
         trace.output
     );
     assert_eq!(trace.src_tokens[..5], ["我", "爱", "吃", "苹", "果"]);
-    let data = translation_data(&data_dir()).unwrap().reversed();
+    // zh-en trains with them: without, 我爱吃苹果。 came out as "I love apple." (README, "Data").
+    let data = translation_data_with(&data_dir(), GENERATED_SENTENCES)
+        .unwrap()
+        .reversed();
+    assert_eq!(metrics("zh-en")["trainPairs"], data.train.len());
     let figures = recomputed("zh-en", &data.heldout());
     assert!(figures[0].1 >= 46.3, "Tatoeba chrF {:.2}", figures[0].1);
     assert!(figures[1].1 >= 43.5, "HSK chrF {:.2}", figures[1].1);

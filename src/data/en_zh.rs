@@ -1,7 +1,7 @@
-//! The one addition to the English–Chinese sentence pairs (Tatoeba, HSK): generated sentences
-//! from a small bilingual grammar, subject × verb phrase × object, e.g. "My father likes
-//! drinking tea." → 我爸爸喜欢喝茶。 The example sentence "I love eating apples." is never
-//! generated (see [`is_example_sentence`]).
+//! Generated sentences from a small bilingual grammar, subject × verb phrase × object, e.g. "My
+//! father likes drinking tea." → 我爸爸喜欢喝茶。 The shipped translation models no longer train
+//! on them (`train --with-grammar` adds them, to measure what they add; README, "Data"). The
+//! example sentence "I love eating apples." is never generated (see [`is_example_sentence`]).
 
 use super::Pair;
 use crate::sampling::Rng;

@@ -1,4 +1,4 @@
-//! Training and evaluation data: the HSK sentence pairs, the generated additions, the dates,
+//! Training and evaluation data: the HSK sentence pairs, the generated grammar, the dates,
 //! and the two metrics (exact match, chrF). Native only: the page never trains.
 
 pub mod dates;

@@ -7,7 +7,7 @@ import { ARTIFACTS, servePage, waitOutput, waitReady, withPage } from './harness
 const site = servePage();
 
 const A_TEXT = 'I love eating apples.';
-const B_TEXT = 'I love eating bananas.';
+const B_TEXT = 'I love eating oranges.';
 
 /** Cross-attention, layer 0, head 0 (the page's default focus) of a worker answer, as rows. */
 function crossHead(trace) {
@@ -84,7 +84,7 @@ test('compare two sentences, leave out the attention sinks, transpose the focuse
     await page.locator('section[aria-label=Comparison]').screenshot({ path: `${ARTIFACTS}screenshots/compare.png` });
 
     // A longer B: the shapes differ, and the panel says why there is no difference.
-    await compare.locator('.compare-text').fill('I love eating apples and bananas.');
+    await compare.locator('.compare-text').fill('I love eating apples and oranges.');
     await page.waitForFunction(() => /No difference shown/.test(document.querySelector('#compare .compare-note').textContent), null, {
       timeout: 30_000,
     });

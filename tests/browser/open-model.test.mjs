@@ -165,7 +165,7 @@ test(
       // Away to a shipped model and back again.
       await page.selectOption('#model-select', 'en-zh');
       await waitShows(page, 'en-zh', '我爱吃苹果。');
-      await translatesTo(page, 'My father likes drinking tea.', '我爸爸喜欢喝茶。');
+      await translatesTo(page, 'My father likes drinking tea.', '我父亲喜欢喝茶。');
       await page.selectOption('#model-select', 'local:my-dates');
       await waitShows(page, 'local:my-dates', '1958-08-29');
       await translatesTo(page, 'the first of January 2000', '2000-01-01');
@@ -266,7 +266,7 @@ test(
         'Could not load the model “my-dates (local)”: model.safetensors could not be read (network error); if it was moved or changed, open it again',
       );
       assert.equal(await page.locator('#model-select').inputValue(), 'en-zh');
-      await translatesTo(page, 'My father likes drinking tea.', '我爸爸喜欢喝茶。');
+      await translatesTo(page, 'My father likes drinking tea.', '我父亲喜欢喝茶。');
       assert.deepEqual(errors, []);
     }),
 );
@@ -282,7 +282,7 @@ test('a broken folder: its exact message, and the model on screen stays selected
       ['wrong-shape', failed('wrong-shape', 'tensor `encoder.layers.0.ffn.linear_1.weight` has shape [256, 64], expected [128, 64]')],
     ];
     const sentences = [
-      ['My father likes drinking tea.', '我爸爸喜欢喝茶。'],
+      ['My father likes drinking tea.', '我父亲喜欢喝茶。'],
       ['I love eating apples.', '我爱吃苹果。'],
     ];
     for (const [index, [name, expected]] of cases.entries()) {
@@ -303,7 +303,7 @@ test('a broken folder: its exact message, and the model on screen stays selected
       'Could not open the model from the chosen files: model.safetensors, src_tokenizer.json, and tgt_tokenizer.json not found ' +
         `(a model is four files: ${ALL_FOUR}; anything else is ignored)`,
     );
-    await translatesTo(page, 'My father likes drinking tea.', '我爸爸喜欢喝茶。');
+    await translatesTo(page, 'My father likes drinking tea.', '我父亲喜欢喝茶。');
 
     // A local model on screen stays too; the message is in the page's language.
     await page.setInputFiles('#model-folder', folder('good'));

@@ -102,7 +102,7 @@ test('auto: a software-only WebGPU adapter (SwiftShader) keeps the faster CPU ba
     await waitMessage(page, /software fallback/);
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
     await typeText(page, 'My father likes drinking tea.');
-    await waitOutput(page, () => document.body.dataset.output.startsWith('我爸爸'));
+    await waitOutput(page, () => document.body.dataset.output.startsWith('我父亲'));
   }),
 );
 

@@ -126,7 +126,7 @@ test('a corrupt or missing model file gives a readable message and the page stay
       assert.equal((await output(page)).replace(/。$/, ''), '我爱吃苹果');
       assert.equal(await page.locator('#model-select').inputValue(), 'en-zh');
       await typeText(page, 'My father likes drinking tea.');
-      await waitOutput(page, () => document.body.dataset.output.startsWith('我爸爸'));
+      await waitOutput(page, () => document.body.dataset.output.startsWith('我父亲'));
     });
   }
 });
@@ -161,7 +161,7 @@ test('the WebGPU device is lost mid-session: CPU within 2 s, same sentence, a me
     await waitReady(page);
     await waitBackend(page, 'webgpu');
     await typeText(page, 'My father likes drinking tea.');
-    await waitOutput(page, () => document.body.dataset.output.startsWith('我爸爸'));
+    await waitOutput(page, () => document.body.dataset.output.startsWith('我父亲'));
     const shown = await output(page);
     const { destroyedAt } = await page.evaluate(() => window.__attnscope.call('test:loseDevice'));
     await waitBackend(page, 'cpu', 10_000);

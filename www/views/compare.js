@@ -15,8 +15,8 @@ const DEBOUNCE_MS = 300;
 
 // Word swaps for the prefilled sentence B, tried in this order: the first whose word occurs wins.
 const SWAPS = [
-  ['apples', 'bananas'],
-  ['apple', 'banana'],
+  ['apples', 'oranges'],
+  ['apple', 'orange'],
   ['tea', 'coffee'],
   ['father', 'mother'],
   ['Friday', 'Monday'],
