@@ -1,6 +1,6 @@
 //! Generated sentences from a small bilingual grammar, subject × verb phrase × object, e.g. "My
-//! father likes drinking tea." → 我爸爸喜欢喝茶。 The shipped translation models no longer train
-//! on them (`train --with-grammar` adds them, to measure what they add; README, "Data"). The
+//! father likes drinking tea." → 我爸爸喜欢喝茶。 zh-en trains on them, en-zh no longer does
+//! (`train --grammar true|false` overrides that, to measure what they add; README, "Data"). The
 //! example sentence "I love eating apples." is never generated (see [`is_example_sentence`]).
 
 use super::Pair;
