@@ -21,6 +21,7 @@ stage "install: wasm target, wasm-bindgen-cli, npm packages, chromium, shellchec
 
 run_stage "biome (JavaScript format + lint)" artifacts/biome.log npx biome ci www tests/browser benches scripts
 run_stage "shellcheck" artifacts/shellcheck.log shellcheck scripts/*.sh .ci/run
+run_stage "file sizes (≤ 450 lines in src/ and www/)" artifacts/sizes.log scripts/check-sizes.sh
 
 run_stage "cargo fmt --check" artifacts/fmt.log cargo fmt --all -- --check
 run_stage "models/index.json is current" artifacts/index.log python3 scripts/models_index.py --check

@@ -1,8 +1,8 @@
 // Issue 12, "large models work". A random model of opus-mt's shape (6 encoder and 6 decoder layers
 // of 8 heads; d_model 64, so it runs fast) with a 128-token source and 129 output tokens: the views
-// show every layer and head at that size, stay readable, and no main-thread task takes over 50 ms
-// while the sentence decodes, the model view is opened and switched, the head view is opened, and a
-// row of the big heatmap is hovered. Then a MarianMT checkpoint converted by the CLI runs in the
+// show every layer and head at that size and stay readable; the main-thread long tasks while the
+// sentence decodes, the model view is opened and switched, the head view is opened, and a row of
+// the big heatmap is hovered are reported (their 50 ms budget is benches/phases.mjs's). Then a MarianMT checkpoint converted by the CLI runs in the
 // page exactly as it ran in Hugging Face transformers. Both folders are made here by the CLI
 // (target/release/attnscope, built before the browser tests run).
 
@@ -12,7 +12,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ARTIFACTS, launchChromium, servePage, shownOutput, typeSettled, waitSettled } from './harness.mjs';
+import { ARTIFACTS, launchChromium, servePage, shownOutput, typeSettled } from './harness.mjs';
+import { longTasksDuring, openModel, openRecordingPage } from './long-tasks.mjs';
 
 const site = servePage();
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -27,7 +28,6 @@ const HEADS = 8;
 const SUMMARIES = ['mean', 'max'];
 const SOURCE_WORDS = 127; // + </s>: 128 source tokens
 const OUTPUT_ROWS = 129;
-const LONG_TASK_MS = 50;
 
 let root = null;
 
@@ -38,53 +38,6 @@ before(() => {
   root = mkdtempSync(join(tmpdir(), 'attnscope-large-'));
 });
 after(() => rmSync(root, { recursive: true, force: true }));
-
-/** A page of the default model on the CPU in a fresh context, recording every long task from its start. */
-async function openPage(browser) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-  await context.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.__longTasks.push({ start: entry.startTime, ms: entry.duration });
-    }).observe({ type: 'longtask', buffered: true });
-  });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${site.origin}/?backend=cpu`);
-  await waitSettled(page);
-  return { page, errors };
-}
-
-/**
- * Open a model with "Open model folder…" (`folder`) or "Open model…" (`files`), and wait until the
- * model named `name` in its config shows its example in every view.
- */
-async function openModel(page, { folder, files }, name) {
-  const choosing = page.waitForEvent('filechooser');
-  await page.click(folder ? '#open-model-folder' : '#open-model');
-  await (await choosing).setFiles(folder ?? files);
-  await page.waitForFunction(
-    (model) => {
-      const s = window.__attnscope.state;
-      return document.body.dataset.model === model && s.trace?.model === s.config.name && document.body.dataset.ready === 'true';
-    },
-    `local:${name}`,
-    { timeout: 60_000 },
-  );
-  await waitSettled(page);
-}
-
-/**
- * Run `body` and return the long tasks that started meanwhile (their durations in ms). A long task
- * is reported once it has ended: the phase ends two frames and a moment after `body`.
- */
-async function longTasksDuring(page, body) {
-  const start = await page.evaluate(() => performance.now());
-  await body();
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 200)))));
-  return page.evaluate((from) => window.__longTasks.filter((task) => task.start >= from).map((task) => Math.round(task.ms)), start);
-}
 
 /** Wait until the page shows `selection` ({ kind, layer, head }) in every view. */
 function waitSelection(page, selection) {
@@ -145,7 +98,7 @@ function overlaps(page, selector) {
   }, selector);
 }
 
-test('6 + 6 layers × 8 heads at 128 source and 129 output tokens: exact shapes, readable, no main-thread task over 50 ms', {
+test('6 + 6 layers × 8 heads at 128 source and 129 output tokens: exact shapes, readable, its long tasks reported', {
   skip: SKIP,
   timeout: 180_000,
 }, async () => {
@@ -161,7 +114,7 @@ test('6 + 6 layers × 8 heads at 128 source and 129 output tokens: exact shapes,
 
   const browser = await launchChromium();
   try {
-    const { page, errors } = await openPage(browser);
+    const { page, errors } = await openRecordingPage(browser, site.origin);
     await openModel(page, { folder }, 'random-views');
     const phases = {};
 
@@ -291,11 +244,9 @@ test('6 + 6 layers × 8 heads at 128 source and 129 output tokens: exact shapes,
     const report = Object.entries(phases)
       .map(([name, tasks]) => `${name}: ${tasks.length ? tasks.map((ms) => `${ms} ms`).join(', ') : 'none'}`)
       .join('; ');
+    // Reported, not asserted: how long a task takes depends on the machine (the 50 ms budget is
+    // held by benches/phases.mjs, in ./scripts/bench.sh).
     console.log(`# long main-thread tasks: ${report}`);
-    const over = Object.values(phases)
-      .flat()
-      .filter((ms) => ms > LONG_TASK_MS);
-    assert.deepEqual(over, [], `main-thread tasks over ${LONG_TASK_MS} ms — ${report}`);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
@@ -311,7 +262,7 @@ test('a MarianMT checkpoint converted by the CLI runs in the page as in transfor
   const expected = JSON.parse(readFileSync(join(MARIAN, 'expected.json'), 'utf8')).cases.find((c) => c.text === '你答对了。');
   const browser = await launchChromium();
   try {
-    const { page, errors } = await openPage(browser);
+    const { page, errors } = await openRecordingPage(browser, site.origin);
     await openModel(page, { files: readdirSync(folder).map((file) => join(folder, file)) }, 'tiny-marian');
     await typeSettled(page, expected.text);
     assert.equal(await shownOutput(page), expected.generated_text);
