@@ -16,8 +16,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "models"
 DEFAULT = "en-zh"
 # Read for the description and example the page lists; it also marks a folder as a model.
 CONFIG = "config.json"
-# Training metrics: written next to the model, never loaded by the page.
-NOT_LOADED = {"metrics.json"}
+# The model's description in each page language and the credits its training data requires
+# (CC-BY asks for them): copied into its index entry as "about", so each model shows its own.
+ABOUT = "about.json"
+# Training metrics: written next to the model, never loaded by the page; about.json is read here.
+NOT_LOADED = {"metrics.json", ABOUT}
 # The training timeline, where a model has one: timeline.json, one weights file per snapshot under
 # timeline/ and the loss log it plots. Only the timeline strip loads them (the last snapshot is the
 # model's own weights file).
@@ -68,6 +71,8 @@ def build() -> str:
             # The download to translate: the model files only, not the timeline's.
             "bytes": sum(p.stat().st_size for p in files),
         }
+        if (folder / ABOUT).is_file():
+            entry["about"] = json.loads((folder / ABOUT).read_text())
         if timeline:
             entry["timelineBytes"] = sum(p.stat().st_size for p in timeline)
         models.append(entry)
