@@ -9,9 +9,9 @@
 
 use std::time::Instant;
 
-use attnscope::analysis::Analysis;
-use attnscope::folder::ModelFolder;
+use attnscope::files::folder::ModelFolder;
 use attnscope::session::Answer;
+use attnscope::trace::analysis::Analysis;
 use attnscope::{block_on, Session};
 use attnscope::{AttentionKind, Focus};
 use burn::tensor::Device;

@@ -1,42 +1,34 @@
 //! attnscope: an encoder-decoder Transformer you can watch think.
 //!
-//! Layers, in one direction of dependency:
-//! `model` (burn modules) → `folder` (validated loading) → `session` (tokenizers, device,
-//! step-by-step decoding, the growing trace) → `wasm` (the `#[wasm_bindgen]` boundary).
-//! The model knows nothing of wasm.
+//! The folders are the layers, and dependencies point one way:
+//! `model` (burn modules, config, masks, positional tables) ← `files` (validated model-folder
+//! I/O) ← `session` (step-by-step decoding, sampling, beam search) ← `trace` (the output the page
+//! shows) ← `wasm` (the browser boundary) and `cli`. `text` (tokenizers) sits beside `files`.
+//! The model knows nothing of the trace or of wasm.
+//!
+//! Native-only tools live in folders of their own, gated once here: `train` (the loop, recipes,
+//! evaluation, data), `import` (Marian checkpoints) and `cli`.
 
-pub mod analysis;
-pub mod config;
 pub mod error;
-pub mod folder;
-pub mod masks;
+pub mod files;
+pub mod flat;
 pub mod model;
-pub mod positional;
-pub mod sampling;
 pub mod session;
-pub mod timeline;
-pub mod tokenizer;
+pub mod text;
 pub mod trace;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-pub mod weights;
 
-pub use config::ModelConfig;
 pub use error::{Error, Result};
-pub use folder::{LoadedModel, ModelFiles, FILE_NAMES};
+pub use files::folder::{LoadedModel, ModelFiles, FILE_NAMES};
+pub use model::config::ModelConfig;
 pub use session::{Focus, HeadStages, Session};
 pub use trace::{AttentionKind, AttentionStack, Trace};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
-pub mod data;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod import;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod recipes;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod spm;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 

@@ -11,11 +11,11 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::analysis::Analysis;
 use crate::error::Error;
-use crate::folder::{ModelFiles, FILE_NAMES};
-use crate::sampling::Sampling;
+use crate::files::folder::{ModelFiles, FILE_NAMES};
+use crate::session::sampling::Sampling;
 use crate::session::{Answer, Focus};
+use crate::trace::analysis::Analysis;
 use crate::trace::AttentionKind;
 
 #[cfg(feature = "webgpu")]

@@ -3,9 +3,9 @@
 
 mod common;
 
-use attnscope::folder::ModelFolder;
-use attnscope::sampling::log_probabilities;
-use attnscope::tokenizer::{build_tokenizer, Granularity};
+use attnscope::files::folder::ModelFolder;
+use attnscope::session::sampling::log_probabilities;
+use attnscope::text::{build_tokenizer, Granularity};
 use attnscope::{block_on, Error, ModelConfig, Session};
 
 #[test]

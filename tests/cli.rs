@@ -175,7 +175,7 @@ fn random_views_model_has_the_asked_shape() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let folder = attnscope::folder::ModelFolder::read(&out_dir).unwrap();
+    let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
     let mut session = common::session(&folder);
     let config = session.config().clone();
     assert_eq!(

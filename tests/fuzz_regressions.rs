@@ -7,10 +7,10 @@ mod common;
 
 use std::path::Path;
 
-use attnscope::config::SpecialIds;
-use attnscope::folder::ModelFolder;
-use attnscope::tokenizer::TextTokenizer;
-use attnscope::weights::expected_tensors;
+use attnscope::files::folder::ModelFolder;
+use attnscope::files::weights::expected_tensors;
+use attnscope::model::config::SpecialIds;
+use attnscope::text::TextTokenizer;
 use attnscope::{LoadedModel, ModelConfig};
 use burn::tensor::Device;
 

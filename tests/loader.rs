@@ -3,7 +3,7 @@
 
 mod common;
 
-use attnscope::folder::ModelFolder;
+use attnscope::files::folder::ModelFolder;
 use attnscope::{Error, LoadedModel, ModelConfig};
 use burn::tensor::Device;
 
@@ -258,7 +258,7 @@ fn bad_configs_and_tokenizers_are_typed() {
 #[test]
 fn weights_expected_names_follow_the_documented_table() {
     let config: ModelConfig = serde_json::from_slice(&common::shipped("en-zh").config).unwrap();
-    let names: Vec<String> = attnscope::weights::expected_tensors(&config)
+    let names: Vec<String> = attnscope::files::weights::expected_tensors(&config)
         .into_iter()
         .map(|(n, _)| n)
         .collect();
@@ -278,7 +278,7 @@ fn weights_expected_names_follow_the_documented_table() {
         assert!(names.iter().any(|n| n == name), "missing {name}");
     }
     let post: ModelConfig = serde_json::from_slice(&common::shipped("date-iso").config).unwrap();
-    assert!(!attnscope::weights::expected_tensors(&post)
+    assert!(!attnscope::files::weights::expected_tensors(&post)
         .iter()
         .any(|(n, _)| n == "encoder.norm.weight"));
 }

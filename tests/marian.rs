@@ -13,7 +13,7 @@ mod common;
 use std::path::PathBuf;
 
 use attnscope::import::{marian, ImportOptions, Imported};
-use attnscope::tokenizer::join_pieces;
+use attnscope::text::join_pieces;
 use attnscope::{block_on, LoadedModel, Session};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde_json::Value;

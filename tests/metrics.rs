@@ -2,7 +2,7 @@
 //! `scripts/chrf_fixture.py` with the pinned sacrebleu).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use attnscope::data::metrics::chrf;
+use attnscope::train::data::metrics::chrf;
 use serde_json::Value;
 
 #[test]

@@ -4,9 +4,9 @@
 
 mod common;
 
-use attnscope::recipes::EXAMPLE_SENTENCE;
-use attnscope::sampling::Sampling;
+use attnscope::session::sampling::Sampling;
 use attnscope::trace::AttentionKind;
+use attnscope::train::recipes::EXAMPLE_SENTENCE;
 use attnscope::{block_on, AttentionStack, Error, Focus};
 
 fn assert_rows_sum_to_one(name: &str, stack: &AttentionStack) {

@@ -6,8 +6,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use attnscope::config::{Activation, PositionalLayout};
-use attnscope::folder::ModelFolder;
+use attnscope::files::folder::ModelFolder;
+use attnscope::model::config::{Activation, PositionalLayout};
 use attnscope::{block_on, AttentionStack, ModelConfig};
 use safetensors::{Dtype, SafeTensors};
 
@@ -473,7 +473,7 @@ fn rollout_and_head_summaries_match_a_plain_computation() {
     let trace = block_on(session.translate("My teacher does not like coffee."))
         .unwrap()
         .clone();
-    let analysis = attnscope::analysis::Analysis::of(&trace);
+    let analysis = attnscope::trace::analysis::Analysis::of(&trace);
     let (memory, encoder) = reference.encode(&trace.src_ids);
     let n = trace.src_ids.len();
     let heads = reference.config.n_heads;

@@ -7,9 +7,9 @@ mod common;
 use std::collections::HashSet;
 
 use attnscope::block_on;
-use attnscope::data::metrics::{chrf, exact_match};
-use attnscope::folder::LoadedModel;
-use attnscope::recipes::{
+use attnscope::files::folder::LoadedModel;
+use attnscope::train::data::metrics::{chrf, exact_match};
+use attnscope::train::recipes::{
     date_sets, normalized, translate_all, translation_data, translation_data_with, Heldout,
     EXAMPLE_SENTENCE, EXAMPLE_SENTENCE_ZH, GENERATED_SENTENCES,
 };

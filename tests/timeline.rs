@@ -5,8 +5,8 @@
 mod common;
 
 use attnscope::cli::layer_entropy;
-use attnscope::folder::ModelFolder;
-use attnscope::timeline::{Timeline, TIMELINE_FILE};
+use attnscope::files::folder::ModelFolder;
+use attnscope::files::timeline::{Timeline, TIMELINE_FILE};
 use attnscope::{block_on, FILE_NAMES};
 
 const SENTENCE: &str = "Friday, the 29th of August 1958";

@@ -5,10 +5,10 @@
 
 mod common;
 
-use attnscope::data::Pair;
-use attnscope::tokenizer::{build_tokenizer, Granularity};
+use attnscope::files::weights::save_weights;
+use attnscope::text::{build_tokenizer, Granularity};
+use attnscope::train::data::Pair;
 use attnscope::train::{read_checkpoint, tokenize_pairs, train, TrainOptions};
-use attnscope::weights::save_weights;
 use attnscope::ModelConfig;
 
 #[test]

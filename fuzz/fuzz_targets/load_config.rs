@@ -2,7 +2,7 @@
 //! must be computable without overflow or huge allocation.
 #![no_main]
 
-use attnscope::weights::expected_tensors;
+use attnscope::files::weights::expected_tensors;
 use attnscope::ModelConfig;
 use libfuzzer_sys::fuzz_target;
 

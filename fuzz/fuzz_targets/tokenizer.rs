@@ -3,8 +3,8 @@
 
 use std::sync::OnceLock;
 
-use attnscope::config::SpecialIds;
-use attnscope::tokenizer::TextTokenizer;
+use attnscope::model::config::SpecialIds;
+use attnscope::text::TextTokenizer;
 use libfuzzer_sys::fuzz_target;
 
 const SHIPPED: [&[u8]; 3] = [

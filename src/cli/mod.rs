@@ -6,14 +6,14 @@ use std::process::ExitCode;
 use burn::tensor::Device;
 use clap::{Args, Parser, Subcommand};
 
-use crate::analysis::Analysis;
-use crate::folder::{read_file, ModelFolder};
-use crate::recipes::{self, RecipeOptions};
-use crate::sampling::Sampling;
+use crate::files::folder::{read_file, ModelFolder};
+use crate::files::timeline::{Snapshot, Timeline, TIMELINE_FILE};
+use crate::session::sampling::Sampling;
 use crate::session::{mean_row_entropy, Answer, BeamSearch, Focus, HeadStages};
-use crate::timeline::{Snapshot, Timeline, TIMELINE_FILE};
+use crate::trace::analysis::Analysis;
 use crate::trace::AttentionKind;
 use crate::trace::AttentionStack;
+use crate::train::recipes::{self, RecipeOptions};
 use crate::{block_on, Error, Result, Session};
 
 #[derive(Parser)]
@@ -490,10 +490,8 @@ fn random_model(
     half: bool,
     max_len: usize,
 ) -> Result<()> {
-    use crate::config::{Activation, PositionalLayout};
-    use crate::tokenizer::{
-        tokenizer_json, Granularity, TextTokenizer, SPECIAL_TOKENS, WORD_START,
-    };
+    use crate::model::config::{Activation, PositionalLayout};
+    use crate::text::{tokenizer_json, Granularity, TextTokenizer, SPECIAL_TOKENS, WORD_START};
     // Vocabulary (None: the donor's), d_model, d_ff, Marian's options.
     let (vocab, d_model, d_ff, marian) = match preset {
         "opus-mt" => (Some(65_001), 512, 2048, true),
@@ -510,7 +508,7 @@ fn random_model(
         let tokenizer = TextTokenizer::from_bytes(
             bytes,
             "donor tokenizer",
-            crate::config::SpecialIds::default(),
+            crate::model::config::SpecialIds::default(),
         )?;
         let mut seen = std::collections::HashSet::new();
         Ok((0..tokenizer.vocab_size() as u32)
@@ -561,7 +559,7 @@ fn random_model(
     config.validate()?;
     let device = Device::flex();
     let mut model = crate::model::Transformer::new(&config, &device);
-    let weights = crate::weights::save_weights(&config, &mut model, half)?;
+    let weights = crate::files::weights::save_weights(&config, &mut model, half)?;
     let folder = ModelFolder {
         config: config.to_json()?.into_bytes(),
         weights,
@@ -576,7 +574,7 @@ fn random_model(
         "wrote {} ({}): {} parameters, {} MB",
         out.display(),
         config.name,
-        crate::weights::expected_tensors(&config)
+        crate::files::weights::expected_tensors(&config)
             .iter()
             .map(|(_, shape)| shape.iter().product::<usize>())
             .sum::<usize>(),

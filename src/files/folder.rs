@@ -3,12 +3,12 @@
 
 use burn::tensor::Device;
 
-use crate::config::ModelConfig;
 use crate::error::{Error, Result};
+use crate::files::weights::load_model;
+use crate::model::config::ModelConfig;
+use crate::model::positional::PositionalTable;
 use crate::model::Transformer;
-use crate::positional::PositionalTable;
-use crate::tokenizer::TextTokenizer;
-use crate::weights::load_model;
+use crate::text::TextTokenizer;
 
 /// The name of each file of a model folder. Everything else (the CLI, the page's worker through
 /// the wasm module, the tests) takes the names from here.

@@ -25,10 +25,10 @@ use burn::nn::{LayerNorm, Linear};
 use burn::tensor::{Device, Tensor, TensorData};
 use safetensors::{Dtype, SafeTensors};
 
-use crate::config::ModelConfig;
 use crate::error::{Error, Result};
+use crate::model::config::ModelConfig;
+use crate::model::positional::PositionalTable;
 use crate::model::{DecoderLayer, EncoderLayer, FeedForward, MultiHeadAttention, Transformer};
-use crate::positional::PositionalTable;
 
 /// A tensor held on the host, in PyTorch layout.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,12 +18,12 @@ use std::path::Path;
 use safetensors::{Dtype, SafeTensors};
 use serde_json::{json, Value};
 
-use crate::config::{Activation, ModelConfig, PositionalLayout, TokenizerRules};
 use crate::error::{Error, Result};
-use crate::folder::{read_file, ModelFolder};
-use crate::spm::{PieceType, SentencePieceModel, UNIGRAM};
-use crate::tokenizer::{tokenizer_document, OUTSIDE_MODEL};
-use crate::weights::{expected_tensors, serialize, HostTensor};
+use crate::files::folder::{read_file, ModelFolder};
+use crate::files::weights::{expected_tensors, serialize, HostTensor};
+use crate::model::config::{Activation, ModelConfig, PositionalLayout, TokenizerRules};
+use crate::text::spm::{PieceType, SentencePieceModel, UNIGRAM};
+use crate::text::{tokenizer_document, OUTSIDE_MODEL};
 
 /// Choices the checkpoint does not make.
 #[derive(Clone, Debug, Default)]

@@ -5,9 +5,33 @@ use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::tensor::activation::softmax;
 use burn::tensor::{Bool, Device, Tensor};
+use serde::Serialize;
 
-use crate::config::ModelConfig;
-use crate::trace::AttentionKind;
+use super::config::ModelConfig;
+
+/// The three kinds of attention in an encoder-decoder Transformer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AttentionKind {
+    /// Encoder self-attention: source tokens look at source tokens.
+    EncoderSelf,
+    /// Masked decoder self-attention: each target position looks at itself and earlier ones.
+    DecoderSelf,
+    /// Cross-attention: target positions look at the encoder's source tokens.
+    Cross,
+}
+
+impl AttentionKind {
+    /// Parse `encoderSelf` / `decoderSelf` / `cross` (also `encoder`, `decoder`).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "encoderSelf" | "encoder" | "encoder-self" => Some(Self::EncoderSelf),
+            "decoderSelf" | "decoder" | "decoder-self" => Some(Self::DecoderSelf),
+            "cross" => Some(Self::Cross),
+            _ => None,
+        }
+    }
+}
 
 /// Which attention block's raw scores to keep during a forward pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,9 +8,8 @@ use burn::nn::{
 use burn::tensor::activation::{gelu, relu, silu};
 use burn::tensor::{Bool, Device, Tensor};
 
-use super::attention::{AttentionOutput, KeyValue, MultiHeadAttention};
-use crate::config::{Activation, ModelConfig};
-use crate::trace::AttentionKind;
+use super::attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention};
+use super::config::{Activation, ModelConfig};
 
 // ---------------------------------------------------------------------------------------------
 // Position-wise feed-forward network

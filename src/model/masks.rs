@@ -4,7 +4,7 @@
 use burn::tensor::{Bool, Device, Tensor, TensorData};
 use serde::Serialize;
 
-use crate::trace::Flags;
+use crate::flat::Flags;
 
 /// A boolean matrix, row-major, true = the key is hidden from the query. A mask with one row
 /// applies to every query (the padding mask).

@@ -7,9 +7,12 @@
 //! (flex on the CPU, wgpu for WebGPU) decides where it runs.
 
 mod attention;
+pub mod config;
 mod layers;
+pub mod masks;
+pub mod positional;
 
-pub use attention::{AttentionOutput, KeyValue, MultiHeadAttention, Probe};
+pub use attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention, Probe};
 pub use layers::{
     DecoderInput, DecoderLayer, DecoderLayerAttention, EncoderLayer, FeedForward, Residual,
 };
@@ -21,10 +24,9 @@ use burn::nn::{
 };
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
-use crate::config::ModelConfig;
-use crate::masks::Mask;
-use crate::positional::PositionalTable;
-use crate::trace::AttentionKind;
+use config::ModelConfig;
+use masks::Mask;
+use positional::PositionalTable;
 
 /// Encoder and decoder stacks with embeddings, positional encoding and the output projection.
 #[derive(Module, Debug)]

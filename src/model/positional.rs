@@ -8,8 +8,8 @@
 
 use serde::Serialize;
 
-use crate::config::{ModelConfig, PositionalLayout};
-use crate::trace::Floats;
+use super::config::{ModelConfig, PositionalLayout};
+use crate::flat::Floats;
 
 /// A model's positional-encoding table, computed once when the model is built or loaded; the
 /// model adds it to the embeddings and the page draws it.

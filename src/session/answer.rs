@@ -2,7 +2,7 @@
 //! `attnscope trace --json`.
 
 use super::{Attribution, BeamSearch, HeadStages};
-use crate::analysis::Analysis;
+use crate::trace::analysis::Analysis;
 use crate::trace::Trace;
 
 /// What every call that changes the sentence answers, on the page and in `attnscope trace

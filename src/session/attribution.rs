@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::Session;
-use crate::analysis::{spearman, Analysis};
 use crate::error::{Error, Result};
+use crate::trace::analysis::{spearman, Analysis};
 use crate::trace::Floats;
 
 /// One output token's attribution over the source, next to its attention.

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::readback::{flat, read_back};
 use super::Session;
 use crate::error::Result;
-use crate::masks::Mask;
+use crate::model::masks::Mask;
 use crate::trace::AttentionStack;
 
 /// A padded batch of sentences through the encoder.

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::Session;
 use crate::error::{Error, Result};
-use crate::sampling::{rule_out, top_k};
+use crate::session::sampling::{rule_out, top_k};
 
 /// The widest beam the page and the CLI offer.
 pub const MAX_BEAM_WIDTH: usize = 8;

@@ -10,6 +10,7 @@ mod attribution;
 mod batch;
 mod beam;
 mod readback;
+pub mod sampling;
 mod source;
 mod stages;
 
@@ -22,14 +23,16 @@ pub use stages::{masked_softmax, mean_row_entropy, Focus, HeadStages};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
 use self::readback::{flat, read_back};
-use crate::config::ModelConfig;
 use crate::error::{Error, Result};
-use crate::folder::{LoadedModel, ModelFiles};
-use crate::masks::Mask;
+use crate::files::folder::{LoadedModel, ModelFiles};
+use crate::model::config::ModelConfig;
+use crate::model::masks::Mask;
+use crate::model::positional::PositionalTable;
 use crate::model::{DecoderOutput, EncoderOutput, KeyValue, Probe};
-use crate::positional::PositionalTable;
-use crate::sampling::{log_probabilities, next_token, probabilities, top_k, Rng, Sampling};
-use crate::tokenizer::{join_pieces, visible};
+use crate::session::sampling::{
+    log_probabilities, next_token, probabilities, top_k, Rng, Sampling,
+};
+use crate::text::{join_pieces, visible};
 use crate::trace::{AttentionStack, Candidate, Started, Step, Trace};
 
 /// How many candidates each step reports.
@@ -97,7 +100,12 @@ impl Session {
     /// returned so the caller can decode it again.
     pub fn replace_weights(&mut self, bytes: &[u8]) -> Result<Option<String>> {
         let loaded = &mut self.loaded;
-        crate::weights::replace_weights(&loaded.config, &mut loaded.model, bytes, &self.device)?;
+        crate::files::weights::replace_weights(
+            &loaded.config,
+            &mut loaded.model,
+            bytes,
+            &self.device,
+        )?;
         Ok(self.state.take().map(|s| s.text))
     }
 
@@ -471,7 +479,7 @@ impl Session {
 }
 
 /// The display text of a target id (`#id` for an id the vocabulary lacks).
-fn target_text(tokenizer: &crate::tokenizer::TextTokenizer, id: u32) -> String {
+fn target_text(tokenizer: &crate::text::TextTokenizer, id: u32) -> String {
     tokenizer
         .token(id)
         .map(visible)

@@ -5,9 +5,9 @@ use serde::Serialize;
 
 use super::readback::{flat, read_back};
 use super::Session;
-use crate::config::ModelConfig;
 use crate::error::{Error, Result};
-use crate::masks::Mask;
+use crate::model::config::ModelConfig;
+use crate::model::masks::Mask;
 use crate::model::Probe;
 use crate::trace::{AttentionKind, Floats};
 

@@ -5,6 +5,9 @@
 //! display strings come from the original text (not the lower-cased vocabulary entry), unknown
 //! pieces are flagged rather than hidden, and invisible characters get visible stand-ins.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod spm;
+
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
@@ -14,8 +17,8 @@ use tokenizers::{
     Tokenizer, Trainer,
 };
 
-use crate::config::{SpecialIds, TokenizerRules};
 use crate::error::{Error, Result};
+use crate::model::config::{SpecialIds, TokenizerRules};
 
 /// The special tokens `<pad>`, `<unk>`, `<s>`, `</s>`, in the order of [`SpecialIds`]' fields;
 /// new tokenizers put them at [`SpecialIds::default`].
@@ -115,7 +118,7 @@ impl TextTokenizer {
         check_components(&document).map_err(error)?;
         let inner = Tokenizer::from_bytes(bytes).map_err(|e| error(e.to_string()))?;
         let size = inner.get_vocab_size(true);
-        if size < SPECIAL_TOKENS.len() || size > crate::config::MAX_VOCAB {
+        if size < SPECIAL_TOKENS.len() || size > crate::model::config::MAX_VOCAB {
             return Err(error(format!("vocabulary size {size} is out of range")));
         }
         let mut vocab = vec![String::new(); size];
@@ -460,7 +463,7 @@ fn check_components(document: &Value) -> std::result::Result<(), String> {
         .ok_or("the model has no `vocab` object")?;
     if !vocab.values().all(|id| {
         id.as_u64()
-            .is_some_and(|id| id < crate::config::MAX_VOCAB as u64)
+            .is_some_and(|id| id < crate::model::config::MAX_VOCAB as u64)
     }) {
         return Err("every vocabulary id must be an integer below 200000".into());
     }
@@ -610,7 +613,7 @@ fn check_unigram(model: &Value) -> std::result::Result<(), String> {
         .get("vocab")
         .and_then(Value::as_array)
         .ok_or("the Unigram model has no `vocab` list")?;
-    if vocab.is_empty() || vocab.len() > crate::config::MAX_VOCAB {
+    if vocab.is_empty() || vocab.len() > crate::model::config::MAX_VOCAB {
         return Err(format!(
             "the Unigram vocabulary has {} entries (1..=200000)",
             vocab.len()
@@ -982,7 +985,7 @@ mod tests {
             "/tests/fixtures/marian/en_zh_swish_tied/hf/source.spm"
         ))
         .unwrap();
-        let spm = crate::spm::SentencePieceModel::from_bytes(&file, "source.spm").unwrap();
+        let spm = crate::text::spm::SentencePieceModel::from_bytes(&file, "source.spm").unwrap();
         let map = &spm.normalizer.precompiled_charsmap;
         assert_eq!(map.len(), 240_007);
         let encoded = crate::import::base64(map);
@@ -990,7 +993,7 @@ mod tests {
         check_charsmap(&encoded).unwrap();
         // Damaged copies: each is rejected or, where the damage is harmless, accepted; a
         // tokenizer built from an accepted one normalizes text without panicking.
-        let mut rng = crate::sampling::Rng::new(7);
+        let mut rng = crate::session::sampling::Rng::new(7);
         for round in 0..40 {
             let mut damaged = map.clone();
             match round % 3 {

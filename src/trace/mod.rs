@@ -4,79 +4,13 @@
 //! them, in memory, in `attnscope trace --json` and across the wasm boundary alike (where each
 //! flat vector crosses as one typed array's bytes, see [`Floats`]).
 
-use serde::ser::Serializer;
+pub mod analysis;
+
 use serde::Serialize;
 
-use crate::masks::Mask;
-
-/// The three kinds of attention in an encoder-decoder Transformer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum AttentionKind {
-    /// Encoder self-attention: source tokens look at source tokens.
-    EncoderSelf,
-    /// Masked decoder self-attention: each target position looks at itself and earlier ones.
-    DecoderSelf,
-    /// Cross-attention: target positions look at the encoder's source tokens.
-    Cross,
-}
-
-impl AttentionKind {
-    /// Parse `encoderSelf` / `decoderSelf` / `cross` (also `encoder`, `decoder`).
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "encoderSelf" | "encoder" | "encoder-self" => Some(Self::EncoderSelf),
-            "decoderSelf" | "decoder" | "decoder-self" => Some(Self::DecoderSelf),
-            "cross" => Some(Self::Cross),
-            _ => None,
-        }
-    }
-}
-
-/// A flat vector of `f32` as it crosses to the page: one `Float32Array`'s bytes on wasm (the
-/// worker views them without converting number by number), a plain array in JSON.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Floats(pub Vec<f32>);
-
-/// A flat vector of flags: a `Uint8Array` of 0/1 on wasm, an array of booleans in JSON.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Flags(pub Vec<bool>);
-
-impl Serialize for Floats {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if cfg!(target_arch = "wasm32") {
-            let bytes: Vec<u8> = self.0.iter().flat_map(|v| v.to_le_bytes()).collect();
-            serializer.serialize_bytes(&bytes)
-        } else {
-            serializer.collect_seq(&self.0)
-        }
-    }
-}
-
-impl Serialize for Flags {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if cfg!(target_arch = "wasm32") {
-            let bytes: Vec<u8> = self.0.iter().map(|&flag| u8::from(flag)).collect();
-            serializer.serialize_bytes(&bytes)
-        } else {
-            serializer.collect_seq(&self.0)
-        }
-    }
-}
-
-impl std::ops::Deref for Floats {
-    type Target = [f32];
-    fn deref(&self) -> &[f32] {
-        &self.0
-    }
-}
-
-impl std::ops::Deref for Flags {
-    type Target = [bool];
-    fn deref(&self) -> &[bool] {
-        &self.0
-    }
-}
+pub use crate::flat::{Flags, Floats};
+use crate::model::masks::Mask;
+pub use crate::model::AttentionKind;
 
 /// Attention weights of every layer and head of one kind.
 ///

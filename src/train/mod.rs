@@ -3,6 +3,9 @@
 //! Adam (β₂ = 0.98) with linear warm-up and cosine decay, label-smoothed cross-entropy over
 //! non-pad targets, batches of similar length to cut padding.
 
+pub mod data;
+pub mod recipes;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,13 +18,13 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-use crate::config::ModelConfig;
-use crate::data::{shuffle, Pair};
 use crate::error::{Error, Result};
+use crate::files::weights::{param_ids, replace_weights, save_weights, set_param_ids};
+use crate::model::config::ModelConfig;
 use crate::model::{KeyValue, Transformer};
-use crate::sampling::{next_token, Rng, Sampling};
-use crate::tokenizer::{join_pieces, TextTokenizer};
-use crate::weights::{param_ids, replace_weights, save_weights, set_param_ids};
+use crate::session::sampling::{next_token, Rng, Sampling};
+use crate::text::{join_pieces, TextTokenizer};
+use crate::train::data::{shuffle, Pair};
 
 /// How to train.
 #[derive(Clone, Debug)]

@@ -11,17 +11,17 @@ use std::time::{Duration, Instant};
 use burn::tensor::Device;
 use serde::Serialize;
 
-use crate::config::ModelConfig;
-use crate::data::{dates, en_zh, metrics, read_tsv, split_holdout, Pair};
 use crate::error::{Error, Result};
-use crate::folder::{write, LoadedModel, ModelFiles, ModelFolder, FILE_NAMES};
+use crate::files::folder::{write, LoadedModel, ModelFiles, ModelFolder, FILE_NAMES};
+use crate::files::timeline::{snapshot_file, Snapshot, Timeline, TIMELINE_FILE};
+use crate::files::weights::{replace_weights, save_weights};
+use crate::model::config::ModelConfig;
 use crate::model::Transformer;
-use crate::timeline::{snapshot_file, Snapshot, Timeline, TIMELINE_FILE};
-use crate::tokenizer::{build_tokenizer, Granularity, TextTokenizer};
+use crate::text::{build_tokenizer, Granularity, TextTokenizer};
+use crate::train::data::{dates, en_zh, metrics, read_tsv, split_holdout, Pair};
 use crate::train::{
     greedy_decode, ids_to_text, read_checkpoint, tokenize_pairs, train, SnapshotPoint, TrainOptions,
 };
-use crate::weights::{replace_weights, save_weights};
 
 /// Seed of the held-out date set (the training set never contains one of its sources).
 pub const DATE_HELDOUT_SEED: u64 = 1001;
@@ -240,9 +240,9 @@ pub fn translation_data_with(data_dir: &Path, generated: usize) -> Result<Transl
         .into_iter()
         .filter(short)
         .collect();
-    crate::data::shuffle(
+    crate::train::data::shuffle(
         &mut tatoeba,
-        &mut crate::sampling::Rng::new(TATOEBA_SPLIT_SEED),
+        &mut crate::session::sampling::Rng::new(TATOEBA_SPLIT_SEED),
     );
     let tatoeba_train = tatoeba.split_off(TATOEBA_HELDOUT.min(tatoeba.len()));
     let hsk = read_tsv(&data_dir.join("en-zh/hsk.tsv"), "en", "zh")?;
@@ -642,7 +642,7 @@ pub enum Decoding {
 /// Beam-search translations of `sources`, one at a time through the page's `Session::beam`.
 pub fn translate_all_beam(
     session: &mut crate::Session,
-    tokenizer: &crate::tokenizer::TextTokenizer,
+    tokenizer: &crate::text::TextTokenizer,
     sources: &[&str],
     width: usize,
     alpha: f64,
@@ -709,7 +709,10 @@ pub fn evaluate_with(dir: &Path, heldout: &[Heldout], decoding: Decoding) -> Res
         if index == 0 {
             // Ten drawn at random (seeded), not picked.
             let mut order: Vec<usize> = (0..set.pairs.len()).collect();
-            crate::data::shuffle(&mut order, &mut crate::sampling::Rng::new(EXAMPLES_SEED));
+            crate::train::data::shuffle(
+                &mut order,
+                &mut crate::session::sampling::Rng::new(EXAMPLES_SEED),
+            );
             examples = order
                 .into_iter()
                 .take(10)
@@ -726,7 +729,7 @@ pub fn evaluate_with(dir: &Path, heldout: &[Heldout], decoding: Decoding) -> Res
         .ok_or_else(|| Error::Training("no held-out set".into()))?;
     let example = loaded.config.example.clone();
     let translated = translate_all(&loaded, &[example.as_str()])?.remove(0);
-    let parameters = crate::weights::expected_tensors(&loaded.config)
+    let parameters = crate::files::weights::expected_tensors(&loaded.config)
         .iter()
         .map(|(_, shape)| shape.iter().product::<usize>())
         .sum();

@@ -3,10 +3,10 @@
 
 use std::path::PathBuf;
 
-use attnscope::folder::ModelFolder;
-use attnscope::sampling::Rng;
-use attnscope::tokenizer::{build_tokenizer, Granularity};
-use attnscope::weights::expected_tensors;
+use attnscope::files::folder::ModelFolder;
+use attnscope::files::weights::expected_tensors;
+use attnscope::session::sampling::Rng;
+use attnscope::text::{build_tokenizer, Granularity};
 use attnscope::{ModelConfig, Session};
 use burn::tensor::Device;
 use safetensors::tensor::TensorView;

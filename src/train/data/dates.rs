@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 
 use super::Pair;
-use crate::sampling::Rng;
+use crate::session::sampling::Rng;
 
 const MONTHS: [&str; 12] = [
     "January",

@@ -4,7 +4,7 @@
 //! example sentence "I love eating apples." is never generated (see [`is_example_sentence`]).
 
 use super::Pair;
-use crate::sampling::Rng;
+use crate::session::sampling::Rng;
 
 /// (English, Chinese, third person singular?)
 const SUBJECTS: [(&str, &str, bool); 13] = [

@@ -8,7 +8,7 @@ pub mod metrics;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::sampling::Rng;
+use crate::session::sampling::Rng;
 
 /// One source → target example.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
