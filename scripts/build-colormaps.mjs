@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
-// Writes www/vendor/colormaps.js: 256-entry RGB tables sampled from d3-scale-chromatic
+// Writes www/draw/vendor/colormaps.js: 256-entry RGB tables sampled from d3-scale-chromatic
 // (ISC licence, Copyright 2010-2024 Mike Bostock), so the page needs no build step.
 //   npm run colormaps
 import { interpolateRdBu, interpolateViridis } from 'd3-scale-chromatic';
@@ -22,5 +22,5 @@ export const VIRIDIS = new Uint8Array([${table(interpolateViridis)}]);
 // RdBu reversed so that negative = blue, positive = red.
 export const RDBU = new Uint8Array([${table((t) => interpolateRdBu(1 - t))}]);
 `;
-writeFileSync(new URL('../www/vendor/colormaps.js', import.meta.url), body);
-console.log('wrote www/vendor/colormaps.js');
+writeFileSync(new URL('../www/draw/vendor/colormaps.js', import.meta.url), body);
+console.log('wrote www/draw/vendor/colormaps.js');

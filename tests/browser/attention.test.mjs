@@ -2,7 +2,7 @@
 // and a heatmap spec transposed. Expected values are worked out by hand.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { keepColumns, sinkColumns, withoutSinks } from '../../www/attention.js';
+import { keepColumns, sinkColumns, withoutSinks } from '../../www/views/attention.js';
 import { transposed } from '../../www/views/heatmap.js';
 
 const close = (actual, expected, what) => {

@@ -4,14 +4,14 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { KINDS } from '../../www/attention.js';
-import { labelOrientation } from '../../www/labels.js';
+import { KINDS } from '../../www/views/attention.js';
+import { labelOrientation } from '../../www/draw/labels.js';
 import { ARTIFACTS, launchChromium, servePage, waitReady } from './harness.mjs';
 
 const WWW = new URL('../../www/', import.meta.url).pathname;
 const read = (path) => readFileSync(`${WWW}${path}`, 'utf8');
-const en = JSON.parse(read('i18n/en.json'));
-const zh = JSON.parse(read('i18n/zh-CN.json'));
+const en = JSON.parse(read('ui/i18n/en.json'));
+const zh = JSON.parse(read('ui/i18n/zh-CN.json'));
 const placeholders = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 test('both language files have exactly the same keys, each a non-empty text with the same placeholders', () => {
@@ -24,12 +24,7 @@ test('both language files have exactly the same keys, each a non-empty text with
 });
 
 test('every key the page names (in its scripts and in index.html) is in the language files', () => {
-  const scripts = [
-    ...readdirSync(WWW)
-      .filter((f) => f.endsWith('.js'))
-      .map((f) => f),
-    ...readdirSync(`${WWW}views`).map((f) => `views/${f}`),
-  ];
+  const scripts = readdirSync(WWW, { recursive: true }).filter((f) => f.endsWith('.js') && !f.includes('vendor'));
   const namespaces = new Set(Object.keys(en).map((key) => key.split('.')[0]));
   const used = new Set();
   for (const file of scripts) {

@@ -5,12 +5,12 @@
 //
 // Occlusion costs a decoder pass per source token, so the worker is asked only while this view
 // is on screen, once per trace and output token; `data-ready` says it shows the current one.
-import { producedBy } from '../attention.js';
-import { hover, hoveredOn, onHover } from '../bus.js';
-import { formatValue } from '../canvas.js';
-import { el, option } from '../dom.js';
-import { t } from '../i18n.js';
-import { svgContext } from '../svg.js';
+import { producedBy } from './attention.js';
+import { hover, hoveredOn, onHover } from '../ui/bus.js';
+import { formatValue } from '../draw/canvas.js';
+import { el, option } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { svgContext } from '../draw/svg.js';
 
 // Each measure, the key of its label, and whether it has a sign.
 const MEASURES = [

@@ -3,12 +3,12 @@
 // and following it until the person edits it) or A's sentence with its output forced to start with
 // a prefix the person types. B runs in the worker's comparison session. Where both matrices have
 // the same shape, a third heatmap shows B − A on a diverging map; otherwise the view says why not.
-import { axes, headStack, maskFor, matrixOffset } from '../attention.js';
-import { symmetricRange } from '../colormap.js';
-import { el, optionT } from '../dom.js';
-import { t } from '../i18n.js';
-import { runSlices, whileCurrent } from '../slices.js';
-import { captioned, row } from '../svg.js';
+import { axes, headStack, maskFor, matrixOffset } from './attention.js';
+import { symmetricRange } from '../draw/colormap.js';
+import { el, optionT } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { runSlices, whileCurrent } from '../ui/slices.js';
+import { captioned, row } from '../draw/svg.js';
 import { createHeatmap } from './heatmap.js';
 
 const DEBOUNCE_MS = 300;

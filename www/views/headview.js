@@ -1,12 +1,12 @@
 // BertViz-style head view: query tokens on the left, key tokens on the right, a line for every
 // pair with opacity = attention weight. One head, or every head of the layer in its own colour.
 
-import { axes, headStack, matrixOffset, stackFor } from '../attention.js';
-import { hover, onHover } from '../bus.js';
-import { cpuCanvas, rasterizeNow, sizeCanvas } from '../canvas.js';
-import { t } from '../i18n.js';
-import { runAll } from '../slices.js';
-import { svgContext } from '../svg.js';
+import { axes, headStack, matrixOffset, stackFor } from './attention.js';
+import { hover, onHover } from '../ui/bus.js';
+import { cpuCanvas, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
+import { t } from '../ui/i18n.js';
+import { runAll } from '../ui/slices.js';
+import { svgContext } from '../draw/svg.js';
 
 const HEAD_COLOURS = [
   [255, 176, 0],

@@ -1,8 +1,8 @@
 // A heatmap spec (see heatmap.js) as a vector figure: one <rect class="cell"> per cell, the token
 // labels and axis titles as <text>, the colour legend as a gradient. The same spec draws the canvas.
-import { cellColour, formatValue } from '../canvas.js';
-import { axisTitle, labelOrientation } from '../labels.js';
-import { COLOURS, figure, measure, svgElement, textEl } from '../svg.js';
+import { cellColour, formatValue } from '../draw/canvas.js';
+import { axisTitle, labelOrientation } from '../draw/labels.js';
+import { COLOURS, figure, measure, svgElement, textEl } from '../draw/svg.js';
 
 const LEGEND_WIDTH = 120;
 

@@ -1,12 +1,12 @@
 // A labelled heatmap: tokens on both axes under titles that name their role (query or key), a
 // colour legend, hover → exact value and tokens, linked highlighting of the hovered tokens' rows
 // and columns. `transposed(spec)` swaps the axes of a spec, hover mapping included.
-import { hover, hoveredOn, onHover } from '../bus.js';
-import { cpuCanvas, drawMatrix, formatValue, legend, rasterizeNow, sizeCanvas } from '../canvas.js';
-import { el } from '../dom.js';
-import { t } from '../i18n.js';
-import { axisTitle, labelOrientation, labelSpacing } from '../labels.js';
-import { hideTooltip, say, showTooltip } from '../tooltip.js';
+import { hover, hoveredOn, onHover } from '../ui/bus.js';
+import { cpuCanvas, drawMatrix, formatValue, legend, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
+import { el } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { axisTitle, labelOrientation, labelSpacing } from '../draw/labels.js';
+import { hideTooltip, say, showTooltip } from '../ui/tooltip.js';
 import { heatmapFigure } from './heatmap-figure.js';
 
 const same = (i) => i;

@@ -1,9 +1,9 @@
 // The two masks: the causal mask of the current output, and a padded batch of two sentences
 // whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
-import { axes, axisTitles } from '../attention.js';
-import { el } from '../dom.js';
-import { t } from '../i18n.js';
-import { captioned, column } from '../svg.js';
+import { axes, axisTitles } from './attention.js';
+import { el } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { captioned, column } from '../draw/svg.js';
 import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {

@@ -12,11 +12,11 @@ import {
   sinkColumns,
   stackFor,
   withoutSinks,
-} from '../attention.js';
-import { cellColour, cpuCanvas, drawMatrix, rasterizeNow, sizeCanvas } from '../canvas.js';
-import { el } from '../dom.js';
-import { t } from '../i18n.js';
-import { COLOURS, figure as emptyFigure, row, svgElement, textEl } from '../svg.js';
+} from './attention.js';
+import { cellColour, cpuCanvas, drawMatrix, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
+import { el } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { COLOURS, figure as emptyFigure, row, svgElement, textEl } from '../draw/svg.js';
 
 export function createModelView(container, onSelect) {
   const slots = new Map(KINDS.map((kind) => [kind, el('div')]));

@@ -1,9 +1,9 @@
 // Positional encoding: sin/cos curves of a few dimensions, the whole table as a heatmap, and
 // PE(t)·PE(t+Δ) for several t — the curves coincide because the product depends on Δ alone.
-import { drawMatrix, sizeCanvas } from '../canvas.js';
-import { el } from '../dom.js';
-import { t } from '../i18n.js';
-import { captioned, row, svgContext } from '../svg.js';
+import { drawMatrix, sizeCanvas } from '../draw/canvas.js';
+import { el } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { captioned, row, svgContext } from '../draw/svg.js';
 import { heatmapFigure } from './heatmap-figure.js';
 
 const COLOURS = ['#ffb000', '#7fc3ff', '#ff6b6b', '#78dc8c', '#c88cff', '#ff96d2', '#5adcdc'];

@@ -1,10 +1,10 @@
 // One head, stage by stage: raw QKᵀ → ÷√d_k → masked → softmax, next to softmax without the
 // scaling, with each head's mean row entropy both ways.
-import { anyHidden, axes, kindTitle } from '../attention.js';
-import { symmetricRange } from '../colormap.js';
-import { el } from '../dom.js';
-import { t } from '../i18n.js';
-import { captioned, row } from '../svg.js';
+import { anyHidden, axes, kindTitle } from './attention.js';
+import { symmetricRange } from '../draw/colormap.js';
+import { el } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { captioned, row } from '../draw/svg.js';
 import { createHeatmap } from './heatmap.js';
 
 // Each stage and the key of its caption.

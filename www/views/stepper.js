@@ -1,13 +1,13 @@
 // The decoding stepper: each produced token with the cross-attention row that produced it
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
-import { headStack, matrixOffset, producedBy } from '../attention.js';
-import { hover } from '../bus.js';
-import { cpuCanvas, rasterizeNow, sizeCanvas } from '../canvas.js';
-import { el } from '../dom.js';
-import { language, t } from '../i18n.js';
-import { runSlices, TASK_END } from '../slices.js';
-import { svgContext } from '../svg.js';
-import { hideTooltip, showTooltip } from '../tooltip.js';
+import { headStack, matrixOffset, producedBy } from './attention.js';
+import { hover } from '../ui/bus.js';
+import { cpuCanvas, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
+import { el } from '../ui/dom.js';
+import { language, t } from '../ui/i18n.js';
+import { runSlices, TASK_END } from '../ui/slices.js';
+import { svgContext } from '../draw/svg.js';
+import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 
 const BAR_HEIGHT = 32;
 const WORD_HEIGHT = 14;

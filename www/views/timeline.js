@@ -1,11 +1,11 @@
 // Watch it learn: the training loss of every optimizer step and the held-out figure of each saved
 // snapshot, over a log step axis, with a slider, a click on the plot and a Play button that pick
 // the snapshot whose weights the page uses.
-import { sizeCanvas } from '../canvas.js';
-import { el } from '../dom.js';
-import { t } from '../i18n.js';
-import { svgContext } from '../svg.js';
-import { hideTooltip, showTooltip } from '../tooltip.js';
+import { sizeCanvas } from '../draw/canvas.js';
+import { el } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { svgContext } from '../draw/svg.js';
+import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 
 const HEIGHT = 180;
 const PAD = { left: 44, right: 58, top: 12, bottom: 24 };

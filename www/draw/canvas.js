@@ -1,6 +1,6 @@
 // Drawing matrices through ImageData at device-pixel resolution: crisp at any devicePixelRatio.
 import { MAPS } from './colormap.js';
-import { el } from './dom.js';
+import { el } from '../ui/dom.js';
 
 /**
  * A canvas drawn by the CPU rather than the GPU. A GPU canvas is a compositor layer of its own (the

@@ -1,8 +1,8 @@
 // Everything that leaves the page as a file: a view as SVG (vector shapes and text) or PNG (that
 // SVG rasterised at 2×), and the whole trace as JSON in the schema of `attnscope trace --json`.
 // A saved trace can be read back (`readTrace`) and shown without a model.
-import { serialize } from './svg.js';
-import * as wire from './wire.js';
+import { serialize } from '../draw/svg.js';
+import * as wire from '../shared/wire.js';
 
 /** How much larger than its CSS size a PNG is drawn. */
 export const PNG_SCALE = 2;

@@ -2,6 +2,8 @@
 // is fetched again, an unchanged one never. Used by the worker for model files and wasm modules.
 
 const MODEL_CACHE = 'attnscope-models-v1';
+/** The site's root (www/, served at /): the paths below are relative to it, not to this worker. */
+const SITE = new URL('../', import.meta.url);
 const WASM_CACHE = 'attnscope-wasm-v1';
 
 /** `onProgress({ label, loaded, total })` after every chunk; total is 0 when the size is unknown. */
@@ -31,7 +33,7 @@ export async function fetchWithProgress(url, label, onProgress) {
 
 /** A file through the Cache API, keyed by its content hash `version`. */
 export async function cachedFile(url, version, label, onProgress, cacheName = MODEL_CACHE) {
-  const key = `${url}?v=${version}`;
+  const key = new URL(`${url}?v=${version}`, SITE).href;
   let cache = null;
   try {
     cache = await caches.open(cacheName);
@@ -58,7 +60,7 @@ let manifest = null; // pkg/manifest.json: the content hash of each wasm module
 /** The bytes of wasm module `name` (pkg/<name>/attnscope_bg.wasm). */
 export async function moduleBytes(name, label, onProgress) {
   if (!manifest) {
-    const response = await fetch('./pkg/manifest.json', { cache: 'no-cache' });
+    const response = await fetch(new URL('pkg/manifest.json', SITE), { cache: 'no-cache' });
     manifest = response.ok ? await response.json() : {};
   }
   return cachedFile(`pkg/${name}/attnscope_bg.wasm`, manifest[name] || 'none', label, onProgress, WASM_CACHE);

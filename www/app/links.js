@@ -14,8 +14,8 @@
 // shows its default model, without the sentence, forced tokens, step and beam node of the link
 // (they belong to the other model).
 
-import { KINDS } from './attention.js';
-import { LANGUAGES as LANGUAGE_TABLES } from './i18n.js';
+import { KINDS } from '../views/attention.js';
+import { LANGUAGES as LANGUAGE_TABLES } from '../ui/i18n.js';
 
 /** How a model opened from the person's computer is named, in the page and in a link. */
 export const LOCAL_MODEL_PREFIX = 'local:';

@@ -38,7 +38,7 @@ export function createClient({ onProgress, onBackend, onRefresh, onFailure }) {
 
   /** A new worker, not yet in use: pass it to `call` as the target, then `adopt` it. */
   function spawn() {
-    const w = new Worker('./worker.js', { type: 'module' });
+    const w = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module' });
     w.onmessage = (event) => receive(w, event.data);
     w.onerror = (event) => onFailure(`The model worker failed: ${event.message || 'unknown error'}`);
     return w;

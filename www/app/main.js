@@ -6,28 +6,28 @@
 // A model with a training timeline also offers its snapshots: picking one swaps the worker's
 // weights, and the answer redraws every view as any other does. A model opened from the person's
 // computer (www/open-model.js) joins the model selector once it has loaded.
-import { isSummaryHead, KINDS, parseHead } from './attention.js';
+import { isSummaryHead, KINDS, parseHead } from '../views/attention.js';
 import { createClient } from './client.js';
-import { el, option } from './dom.js';
-import { fileName, readTrace, saveJson, savePng, saveSvg } from './export.js';
-import { installHooks, keystroke, modelLoaded, redrawn } from './hooks.js';
-import { language, onLanguageChange, setLanguage, supportedLanguage, t } from './i18n.js';
+import { el, option } from '../ui/dom.js';
+import { fileName, readTrace, saveJson, savePng, saveSvg } from '../ui/export.js';
+import { installHooks, keystroke, modelLoaded, redrawn } from '../testing/hooks.js';
+import { language, onLanguageChange, setLanguage, supportedLanguage, t } from '../ui/i18n.js';
 import { createOpenModel } from './open-model.js';
-import { nextTask, runSome } from './slices.js';
-import { decodeState, encodeState, LOCAL_MODEL_PREFIX } from './state.js';
-import { createAttribution } from './views/attribution.js';
-import { createBeamTree, pathIds } from './views/beamtree.js';
-import { createCompare } from './views/compare.js';
-import { createFocus } from './views/focus.js';
-import { createHeadView } from './views/headview.js';
-import { createMasks } from './views/masks.js';
-import { createModelView } from './views/modelview.js';
-import { createPositional } from './views/positional.js';
-import { createRollout } from './views/rollout.js';
-import { createStages } from './views/stages.js';
-import { createStepper } from './views/stepper.js';
-import { createTimeline } from './views/timeline.js';
-import { createTokens } from './views/tokens.js';
+import { nextTask, runSome } from '../ui/slices.js';
+import { decodeState, encodeState, LOCAL_MODEL_PREFIX } from './links.js';
+import { createAttribution } from '../views/attribution.js';
+import { createBeamTree, pathIds } from '../views/beamtree.js';
+import { createCompare } from '../views/compare.js';
+import { createFocus } from '../views/focus.js';
+import { createHeadView } from '../views/headview.js';
+import { createMasks } from '../views/masks.js';
+import { createModelView } from '../views/modelview.js';
+import { createPositional } from '../views/positional.js';
+import { createRollout } from '../views/rollout.js';
+import { createStages } from '../views/stages.js';
+import { createStepper } from '../views/stepper.js';
+import { createTimeline } from '../views/timeline.js';
+import { createTokens } from '../views/tokens.js';
 
 const $ = (id) => document.getElementById(id);
 const DEBOUNCE_MS = 150;

@@ -14,10 +14,10 @@
 // them here); it has no index entry, no content hashes and no timeline.
 import { cachedFile, moduleBytes } from './cache.js';
 import { pickModelFiles, readModelFiles } from './model-folder.js';
-import initCpu, { Session as CpuSession, chooseBackend, modelFileNames } from './pkg/cpu/attnscope.js';
+import initCpu, { Session as CpuSession, chooseBackend, modelFileNames } from '../pkg/cpu/attnscope.js';
 import { loadTimeline } from './training.js';
-import * as wire from './wire.js';
-import { hookHandlers } from './worker-hooks.js';
+import * as wire from '../shared/wire.js';
+import { hookHandlers } from '../testing/worker-hooks.js';
 
 const post = (message, transfer = []) => self.postMessage(message, transfer);
 const progress = (report) => post({ type: 'progress', ...report });
@@ -84,7 +84,7 @@ async function loadCpuWasm() {
 
 async function loadGpuModule() {
   if (!gpuModule) {
-    const glue = await import('./pkg/webgpu/attnscope.js');
+    const glue = await import('../pkg/webgpu/attnscope.js');
     const wasm = await glue.default({ module_or_path: await moduleBytes('webgpu', 'WebAssembly (WebGPU)', progress) });
     gpuModule = { Session: glue.Session, wasm };
   }

@@ -1,7 +1,7 @@
 // What each kind of attention means on the axes: which tokens label rows and columns, which side
 // (source/target) they belong to, and which cells the trace's masks hide.
 
-import { t } from './i18n.js';
+import { t } from '../ui/i18n.js';
 
 export const KINDS = ['encoderSelf', 'decoderSelf', 'cross'];
 
