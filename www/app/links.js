@@ -1,6 +1,8 @@
-// The page's state as a link: what the URL fragment holds and how it is read back. Reading never
+// Links: the URL fragment holds what the page shows, and how it is read back. Reading never
 // throws: every field is checked on its own, a bad one falls back to its default, and each problem
-// is reported (the page says which, in a message).
+// is reported (the page says which, in a message). A committed sentence and each step are entries
+// in the browser's history; looking at another head or flipping a toggle only rewrites the current
+// entry.
 //
 // Fragment fields (URLSearchParams syntax, every one optional):
 //   m model · t text · b backend (auto|cpu|webgpu) · d decoding (greedy|sample|beam)
@@ -8,23 +10,31 @@
 //   f forced tokens "index:id,index:id" · s steps shown, when decoding stopped before the end
 //   k kind · l layer · h head (a number, mean or max) · sinks=1 · tr=1 transposed · hv=all
 //   lang (en|zh-CN)
+// The backends, the widest beam and the default kind, layer and head are the wasm module's
+// (`facts`: { backends, maxBeamWidth, defaultFocus }, www/worker/modules.js).
 //
 // A model opened from the person's computer is named `local:<name>` (LOCAL_MODEL_PREFIX). A link
 // cannot carry its files: a page that has not opened it reports the link's model as local and
 // shows its default model, without the sentence, forced tokens, step and beam node of the link
 // (they belong to the other model).
 
+import { $ } from '../ui/dom.js';
+import { LANGUAGES as LANGUAGE_TABLES, language, setLanguage, supportedLanguage, t } from '../ui/i18n.js';
 import { KINDS } from '../views/attention.js';
-import { LANGUAGES as LANGUAGE_TABLES } from '../ui/i18n.js';
+import { beamOptions, run, samplingArgs, select, showBeamControls, showBeamNode, translate } from './actions.js';
+import { handleError, showMessage } from './messages.js';
+import { boot, modelTitle } from './models.js';
+import { whenDrawn } from './render.js';
+import { leaveSavedTrace } from './saved.js';
+import { call, state as page, parts } from './store.js';
 
 /** How a model opened from the person's computer is named, in the page and in a link. */
 export const LOCAL_MODEL_PREFIX = 'local:';
 
-const BACKENDS = ['auto', 'cpu', 'webgpu'];
 const DECODINGS = ['greedy', 'sample', 'beam'];
 const LANGUAGES = Object.keys(LANGUAGE_TABLES);
 
-/** The state a link without a field stands for. */
+/** The state a link without a field stands for, but for the focus (`defaults`). */
 export const DEFAULTS = Object.freeze({
   model: null, // the index's default
   text: null, // the model's example
@@ -36,25 +46,29 @@ export const DEFAULTS = Object.freeze({
   beamNode: null,
   forced: [],
   steps: null, // null: decoded to the end
-  kind: 'cross',
-  layer: 0,
-  head: 0,
   hideSinks: false,
   transposed: false,
   headView: 'one',
   lang: null, // follow the browser
 });
 
-/** `state` as a fragment ('#…'); fields at their default are left out. */
-export function encodeState(state) {
+/** Every field a link without it stands for: DEFAULTS and the module's default focus. */
+export function defaults(facts) {
+  const { kind, layer, head } = facts.defaultFocus;
+  return { ...DEFAULTS, forced: [], kind, layer, head };
+}
+
+/** `state` as a fragment ('#…'); fields at their default (with `facts`) are left out. */
+export function encodeState(state, facts) {
+  const fallback = defaults(facts);
   const p = new URLSearchParams();
   const put = (key, value, fallback) => {
     if (value != null && value !== fallback) p.set(key, String(value));
   };
   put('m', state.model, null);
   put('t', state.text, null);
-  put('b', state.backend, DEFAULTS.backend);
-  put('d', state.decoding, DEFAULTS.decoding);
+  put('b', state.backend, fallback.backend);
+  put('d', state.decoding, fallback.decoding);
   if (state.decoding === 'sample') put('seed', state.seed, null);
   if (state.decoding === 'beam') {
     put('w', state.beamWidth, null);
@@ -63,12 +77,12 @@ export function encodeState(state) {
   }
   if (state.forced?.length) p.set('f', state.forced.map(([index, id]) => `${index}:${id}`).join(','));
   put('s', state.steps, null);
-  put('k', state.kind, DEFAULTS.kind);
-  put('l', state.layer, DEFAULTS.layer);
-  put('h', state.head, DEFAULTS.head);
+  put('k', state.kind, fallback.kind);
+  put('l', state.layer, fallback.layer);
+  put('h', state.head, fallback.head);
   if (state.hideSinks) p.set('sinks', '1');
   if (state.transposed) p.set('tr', '1');
-  put('hv', state.headView, DEFAULTS.headView);
+  put('hv', state.headView, fallback.headView);
   put('lang', state.lang, null);
   const text = p.toString();
   return text ? `#${text}` : '';
@@ -77,12 +91,12 @@ export function encodeState(state) {
 const natural = (text, max = 10_000) => (/^\d+$/.test(text) && Number(text) <= max ? Number(text) : null);
 
 /**
- * A fragment ('#…' or '') → { state, problems }: every field of DEFAULTS, and a problem
+ * A fragment ('#…' or '') → { state, problems }: every field of `defaults(facts)`, and a problem
  * { field (its key in the fragment), value, unknown?, local? } per field that could not be used.
  * `models`: the model names the page has (others are refused).
  */
-export function decodeState(hash, models = []) {
-  const state = { ...DEFAULTS, forced: [] };
+export function decodeState(hash, facts, models = []) {
+  const state = defaults(facts);
   const problems = [];
   let params;
   try {
@@ -108,10 +122,10 @@ export function decodeState(hash, models = []) {
   const flag = (raw) => (raw === '1' ? true : raw === '0' ? false : null);
   read('m', (raw) => (models.length === 0 || models.includes(raw) ? raw : null), 'model');
   read('t', (raw) => (raw.length <= 10_000 ? raw : null), 'text');
-  read('b', oneOf(BACKENDS), 'backend');
+  read('b', oneOf(facts.backends), 'backend');
   read('d', oneOf(DECODINGS), 'decoding');
   read('seed', (raw) => natural(raw, 2 ** 32 - 1), 'seed');
-  read('w', (raw) => (natural(raw, 8) >= 1 ? natural(raw, 8) : null), 'beamWidth');
+  read('w', (raw) => (natural(raw, facts.maxBeamWidth) >= 1 ? natural(raw, facts.maxBeamWidth) : null), 'beamWidth');
   read('a', (raw) => (/^\d+(\.\d+)?$/.test(raw) && Number(raw) <= 10 ? Number(raw) : null), 'beamAlpha');
   read('n', (raw) => natural(raw, 1_000_000), 'beamNode');
   read('f', parseForced, 'forced');
@@ -137,4 +151,159 @@ function parseForced(raw) {
     pairs.push(pair);
   }
   return pairs;
+}
+
+// -----------------------------------------------------------------------------------------------
+// The page and its link
+
+/** A pause this long ends a sentence: the next keystroke starts a new history entry. */
+const SENTENCE_PAUSE_MS = 1500;
+
+/** A keystroke at `now` (performance.now()): after a pause, it begins another sentence. */
+export function noteKeystroke(now) {
+  if (now - page.lastKeystroke > SENTENCE_PAUSE_MS) page.sentenceOpen = false;
+  page.lastKeystroke = now;
+}
+
+/** The head view's mode: 'one' or 'all'. */
+export const headViewMode = () => document.querySelector('input[name=headview-mode]:checked')?.value ?? 'one';
+
+/** What the page shows, as a link describes it. */
+function linkState() {
+  const { trace, selection } = page;
+  const decoding = $('sampling-select').value;
+  const beam = decoding === 'beam';
+  const { width, lengthPenalty } = beamOptions();
+  const best = page.beam?.finals[0]?.node ?? null;
+  return {
+    model: page.model?.name ?? null,
+    text: $('source-input').value,
+    backend: $('backend-select').value,
+    decoding,
+    seed: samplingArgs().seed,
+    beamWidth: width,
+    beamAlpha: lengthPenalty,
+    beamNode: beam && page.beamNode != null && page.beamNode !== best ? page.beamNode : null,
+    // A beam hypothesis is forced token by token: the node says it all.
+    forced: trace && !beam ? trace.steps.flatMap((step, i) => (step.forced ? [[i, step.id]] : [])) : [],
+    steps: trace && !beam && !trace.finished ? trace.steps.length : null,
+    kind: selection.kind,
+    layer: selection.layer,
+    head: selection.head,
+    hideSinks: page.hideSinks,
+    transposed: parts.views.focus.transposed(),
+    headView: headViewMode(),
+    lang: language(),
+  };
+}
+
+/** Write the state into the URL: a new history entry ('push') or the current one ('replace'). */
+export function updateLink(mode) {
+  if (page.restoring || page.saved || !page.model) return;
+  const hash = encodeState(linkState(), page.facts);
+  if (hash === location.hash) return;
+  const url = `${location.pathname}${location.search}${hash}`;
+  if (mode === 'push') history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
+/** An answer was shown: 'sentence' (the sentence's entry), 'push' (a step's own) or 'replace'. */
+export function noteHistory(kind) {
+  if (kind === 'sentence') {
+    updateLink(page.sentenceOpen ? 'replace' : 'push');
+    page.sentenceOpen = true;
+    return;
+  }
+  updateLink(kind);
+}
+
+/**
+ * Make the page show what `hash` describes: language, model, backend, decoding, sentence, forced
+ * tokens, step, focused head and toggles. `first`: { model, backend, worker } to use where the link
+ * names none (the page's first load; `worker` the one that told the facts). Problems with the link
+ * are shown once it is applied.
+ */
+export async function applyLink(hash, { first = null } = {}) {
+  const { state: link, problems } = decodeState(
+    hash,
+    page.facts,
+    page.models.map((m) => m.name),
+  );
+  page.restoring = true;
+  try {
+    setLanguage(link.lang ?? (first ? (supportedLanguage(navigator.language) ?? 'en') : language()));
+    const model = page.models.find((m) => m.name === link.model) ?? first?.model ?? page.model;
+    showControls(link, model);
+    if (page.saved) leaveSavedTrace();
+    if (!(await loadLinked(link, model, first))) return;
+    if (link.decoding === 'beam' && link.beamNode != null && page.beam?.nodes[link.beamNode]) await showBeamNode(link.beamNode);
+    for (const [index, id] of link.forced) await run('force', { index, id, continue: true });
+    while (link.steps != null && page.trace && page.trace.steps.length > link.steps) {
+      if (!(await run('back'))) break;
+    }
+    await select({ kind: link.kind, layer: link.layer, head: link.head });
+    await whenDrawn();
+  } finally {
+    page.restoring = false;
+  }
+  page.sentenceOpen = true;
+  updateLink('replace');
+  if (problems.length) showMessage(t('link.problems', { list: problems.map(describeProblem).join('; ') }), 'info');
+}
+
+/** The controls as `link` sets them, with `model`'s example where the link has no sentence. */
+function showControls(link, model) {
+  $('model-select').value = model.name;
+  $('source-input').value = link.text ?? model.example ?? '';
+  $('sampling-select').value = link.decoding;
+  $('sample-seed').value = String(link.seed);
+  $('beam-width').value = String(link.beamWidth);
+  $('beam-alpha').value = String(link.beamAlpha);
+  showBeamControls(link.decoding === 'beam');
+  page.hideSinks = link.hideSinks;
+  $('hide-sinks').checked = link.hideSinks;
+  parts.views.focus.setTransposed(link.transposed);
+  for (const radio of document.querySelectorAll('input[name=headview-mode]')) radio.checked = radio.value === link.headView;
+}
+
+/** Load the link's model (or translate its sentence with the one loaded); false when it failed to load. */
+async function loadLinked(link, model, first) {
+  const backend =
+    link.backend ?? (page.facts.backends.includes(first?.backend) ? first.backend : first ? 'auto' : $('backend-select').value);
+  if (first || model !== page.model) {
+    $('backend-select').value = backend;
+    return boot(backend, model, first?.worker);
+  }
+  if (backend !== $('backend-select').value) {
+    $('backend-select').value = backend;
+    await call('setBackend', { backend, text: $('source-input').value }).catch(handleError);
+  }
+  await call('sampling', samplingArgs()).catch(handleError);
+  await translate();
+  return true;
+}
+
+function describeProblem({ field, value, unknown, local }) {
+  if (field == null) return t('link.unreadable');
+  if (local) return t('link.localModel', { name: value });
+  return t(unknown ? 'link.unknownField' : 'link.badField', { field, value });
+}
+
+/** Copy the page's link; the button and the live region say so. */
+export async function copyLink() {
+  updateLink('replace');
+  const button = $('copy-link');
+  try {
+    await navigator.clipboard.writeText(location.href);
+    button.textContent = t('toolbar.copied');
+    $('announcer').textContent = t('toolbar.copied');
+    // The link holds the sentence and the settings, but a local model's files stay here.
+    if (page.model?.local) showMessage(t('toolbar.copiedLocal', { name: modelTitle(page.model) }), 'info');
+  } catch {
+    // No clipboard here (an insecure origin, a refused permission): the address bar has the link.
+    showMessage(t('toolbar.copyFailed', { link: location.href }), 'info');
+  }
+  setTimeout(() => {
+    button.textContent = t('toolbar.copyLink');
+  }, 2000);
 }

@@ -1,6 +1,7 @@
 // Drawing matrices through ImageData at device-pixel resolution: crisp at any devicePixelRatio.
-import { MAPS } from './colormap.js';
 import { el } from '../ui/dom.js';
+import { MAPS } from './colormap.js';
+import { theme } from './theme.js';
 
 /**
  * A canvas drawn by the CPU rather than the GPU. A GPU canvas is a compositor layer of its own (the
@@ -23,14 +24,42 @@ export function rasterizeNow(ctx) {
   ctx.getImageData(0, 0, 1, 1);
 }
 
-/** Size a canvas for `cssWidth × cssHeight` CSS pixels; returns the device-pixel ratio used. */
+/** The device pixels per CSS pixel the canvases are drawn at (at least 1). */
+export const pixelRatio = () => Math.max(1, window.devicePixelRatio || 1);
+
+/**
+ * Size `canvas` for `cssWidth × cssHeight` CSS pixels at the device's pixel ratio, unless it has
+ * that size already (a resize clears the canvas and costs a layout; its data-size says the size
+ * it has). Returns the pixel ratio.
+ */
 export function sizeCanvas(canvas, cssWidth, cssHeight) {
-  const dpr = Math.max(1, window.devicePixelRatio || 1);
+  const dpr = pixelRatio();
+  const size = `${cssWidth}x${cssHeight}@${dpr}`;
+  if (canvas.dataset.size === size) return dpr;
+  canvas.dataset.size = size;
   canvas.style.width = `${cssWidth}px`;
   canvas.style.height = `${cssHeight}px`;
   canvas.width = Math.max(1, Math.round(cssWidth * dpr));
   canvas.height = Math.max(1, Math.round(cssHeight * dpr));
   return dpr;
+}
+
+/** `canvas` sized (sizeCanvas) and cleared: its 2D context, drawing in CSS pixels. */
+export function drawingContext(canvas, cssWidth, cssHeight) {
+  const dpr = sizeCanvas(canvas, cssWidth, cssHeight);
+  const ctx = canvas.getContext('2d');
+  ctx.resetTransform();
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}
+
+/**
+ * The side (px) of a heatmap's cells for `cells` rows or columns along its longer side: `span` px
+ * in all, each cell between `min` and `max`.
+ */
+export function cellSize(cells, { span = 480, min = 8, max = 40 } = {}) {
+  return Math.max(min, Math.min(max, Math.floor(span / Math.max(cells, 1))));
 }
 
 /**
@@ -62,7 +91,7 @@ export function drawMatrix(canvas, { rows, cols, values, offset = 0, map = 'viri
   // there the flat grey says it, and thousands of hatch strokes would slow every redraw).
   if (mask && cw >= 4 && rh >= 4) {
     ctx.save();
-    ctx.strokeStyle = 'rgba(110, 110, 120, 0.9)';
+    ctx.strokeStyle = theme().hatch;
     ctx.lineWidth = 1;
     ctx.beginPath();
     for (let i = 0; i < rows * cols; i++) {

@@ -3,11 +3,12 @@
 //   - paint it with the same code that paints a canvas: `svgContext(width, height)` answers the
 //     subset of CanvasRenderingContext2D the views use (paths, rects, arcs, text, transforms,
 //     save/restore, rect clips, globalAlpha), writing SVG elements instead of pixels.
-// A figure is { svg, width, height } in CSS pixels; `row` and `column` lay figures out.
+// A figure is { svg, width, height } in CSS pixels; `row` and `column` lay figures out. Its
+// colours are the page's (www/draw/theme.js).
+import { theme } from './theme.js';
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 export const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "WenQuanYi Zen Hei", sans-serif';
-export const COLOURS = { background: '#171a21', text: '#e6e8ee', muted: '#9aa3b2', line: '#2a2f3a', accent: '#ffb000' };
 
 /** A new SVG element with `attributes` set. */
 export function svgElement(name, attributes = {}) {
@@ -28,7 +29,7 @@ export function figure(width, height) {
   const w = Math.ceil(width);
   const h = Math.ceil(height);
   const svg = svgElement('svg', { xmlns: SVG_NS, width: w, height: h, viewBox: `0 0 ${w} ${h}`, 'font-family': FONT_FAMILY });
-  svg.append(svgElement('rect', { class: 'background', width: w, height: h, fill: COLOURS.background }));
+  svg.append(svgElement('rect', { class: 'background', width: w, height: h, fill: theme().background }));
   return { svg, width: w, height: h };
 }
 
@@ -53,7 +54,7 @@ export function row(figures, { gap = 16, title = '', maxWidth = 1400 } = {}) {
     lineHeight = Math.max(lineHeight, f.height);
   }
   const out = figure(Math.max(width, 1), y + lineHeight);
-  if (title) out.svg.append(textEl(title, { x: 0, y: 15, fill: COLOURS.text, 'font-size': 13 }));
+  if (title) out.svg.append(textEl(title, { x: 0, y: 15, fill: theme().text, 'font-size': 13 }));
   for (const { f, x: fx, y: fy } of placed) out.svg.append(nest(f, fx, fy));
   return out;
 }
@@ -79,7 +80,7 @@ export function captioned(caption, f) {
   const top = lines.length * 15 + 4;
   const out = figure(Math.max(f.width, Math.min(420, measure(caption, 12) + 2)), f.height + top);
   lines.forEach((line, i) => {
-    out.svg.append(textEl(line, { x: 0, y: 12 + i * 15, fill: COLOURS.muted, 'font-size': 12 }));
+    out.svg.append(textEl(line, { x: 0, y: 12 + i * 15, fill: theme().muted, 'font-size': 12 }));
   });
   out.svg.append(nest(f, 0, top));
   return out;
@@ -94,12 +95,21 @@ function nest(f, x, y) {
   return inner;
 }
 
-let measurer = null;
+const made = {
+  measurer: null, // a 2D context that measures text, made on first use
+  clips: 0, // clip ids stay unique when figures are nested in one file
+};
+
+/** The 2D context that measures text in `font`. */
+function measurer(font) {
+  made.measurer ??= document.createElement('canvas').getContext('2d');
+  made.measurer.font = font;
+  return made.measurer;
+}
+
 /** The width of `text` in `size` px of the figures' font. */
 export function measure(text, size = 12, weight = '') {
-  measurer ??= document.createElement('canvas').getContext('2d');
-  measurer.font = `${weight} ${size}px ${FONT_FAMILY}`;
-  return measurer.measureText(text).width;
+  return measurer(`${weight} ${size}px ${FONT_FAMILY}`).measureText(text).width;
 }
 
 /** `text` broken into lines no wider than `width` px (at word boundaries where there are any). */
@@ -130,7 +140,6 @@ function multiply([a, b, c, d, e, f], [a2, b2, c2, d2, e2, f2]) {
 }
 
 const round = (v) => Math.round(v * 100) / 100;
-let clipCount = 0; // clip ids stay unique when figures are nested in one file
 
 /** A canvas font ('bold 12px system-ui, sans-serif') as SVG presentation attributes (no style attribute: the page's CSP refuses those). */
 function fontAttributes(font) {
@@ -248,7 +257,7 @@ export function svgContext(width, height) {
       add(svgElement('path', { d: path.join(''), fill: current.fillStyle }));
     },
     clip() {
-      const id = `clip${++clipCount}`;
+      const id = `clip${++made.clips}`;
       const clipPath = svgElement('clipPath', { id });
       clipPath.append(svgElement('path', { d: path.join('') }));
       defs.append(clipPath);
@@ -283,9 +292,7 @@ export function svgContext(width, height) {
       add(node);
     },
     measureText(text) {
-      measurer ??= document.createElement('canvas').getContext('2d');
-      measurer.font = current.font;
-      return measurer.measureText(text);
+      return measurer(current.font).measureText(text);
     },
   };
   // The drawing state a 2D context exposes as plain properties, kept per save()/restore().

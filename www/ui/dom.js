@@ -37,3 +37,6 @@ export const option = (value, text = value) => el('option', { text, attrs: { val
 
 /** An `<option>` whose text is the translation of `key`. */
 export const optionT = (value, key) => el('option', { i18n: key, attrs: { value } });
+
+/** The page's element with id `id`. */
+export const $ = (id) => document.getElementById(id);

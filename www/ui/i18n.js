@@ -9,7 +9,7 @@ import zhCN from './i18n/zh-CN.json' with { type: 'json' };
 export const LANGUAGES = { en: { name: 'English', table: en }, 'zh-CN': { name: '简体中文', table: zhCN } };
 export const DEFAULT_LANGUAGE = 'en';
 
-let current = DEFAULT_LANGUAGE;
+const using = { language: DEFAULT_LANGUAGE }; // the language in use
 const listeners = new Set();
 
 /** A language the page has for `wanted` (a BCP 47 tag such as navigator.language), or null. */
@@ -22,22 +22,22 @@ export function supportedLanguage(wanted) {
   return null;
 }
 
-export const language = () => current;
+export const language = () => using.language;
 
 /** The text of `key` in the language in use, `{name}` replaced by `params.name`. */
 export function t(key, params = {}) {
-  const text = LANGUAGES[current].table[key] ?? en[key] ?? key;
+  const text = LANGUAGES[using.language].table[key] ?? en[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
 }
 
 /** Switch to `lang` (a key of LANGUAGES), translate the page, and tell every listener. */
 export function setLanguage(lang) {
-  current = supportedLanguage(lang) ?? DEFAULT_LANGUAGE;
+  using.language = supportedLanguage(lang) ?? DEFAULT_LANGUAGE;
   if (typeof document !== 'undefined') {
-    document.documentElement.lang = current;
+    document.documentElement.lang = using.language;
     translatePage(document);
   }
-  for (const listener of listeners) listener(current);
+  for (const listener of listeners) listener(using.language);
 }
 
 export function onLanguageChange(listener) {
@@ -75,4 +75,16 @@ export function translatePage(root) {
   for (const node of root.querySelectorAll('[data-i18n-title]')) node.title = t(node.dataset.i18nTitle);
   for (const node of root.querySelectorAll('[data-i18n-label]')) node.setAttribute('aria-label', t(node.dataset.i18nLabel));
   for (const node of root.querySelectorAll('[data-i18n-placeholder]')) node.placeholder = t(node.dataset.i18nPlaceholder);
+}
+
+/**
+ * A message the worker or the wasm module sent as { key, params } (a key of www/ui/i18n/*.json and
+ * its {placeholders}), in words of the language in use; a list parameter as a list.
+ */
+export function messageText({ key, params = {} }) {
+  const list = new Intl.ListFormat(using.language, { type: 'conjunction' });
+  return t(
+    key,
+    Object.fromEntries(Object.entries(params).map(([name, value]) => [name, Array.isArray(value) ? list.format(value) : value])),
+  );
 }

@@ -5,12 +5,14 @@
 //
 // Occlusion costs a decoder pass per source token, so the worker is asked only while this view
 // is on screen, once per trace and output token; `data-ready` says it shows the current one.
-import { producedBy } from './attention.js';
-import { hover, hoveredOn, onHover } from '../ui/bus.js';
+
 import { formatValue } from '../draw/canvas.js';
+import { svgContext } from '../draw/svg.js';
+import { theme } from '../draw/theme.js';
+import { hover, hoveredOn, onHover } from '../ui/bus.js';
 import { el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { svgContext } from '../draw/svg.js';
+import { producedBy } from './attention.js';
 
 // Each measure, the key of its label, and whether it has a sign.
 const MEASURES = [
@@ -19,7 +21,8 @@ const MEASURES = [
   ['rollout', 'attribution.rollout', false],
 ];
 
-const MEASURE_COLOURS = { occlusion: '#ffb000', attention: '#7fc3ff', rollout: '#78dc8c' };
+/** Each measure's colour in the exported figure (www/draw/theme.js). */
+const measureColour = (key) => theme()[{ occlusion: 'accent', attention: 'link', rollout: 'good' }[key]];
 
 /** `fetch(row)`: resolves to the worker's attribution of decoder row `row`, or null when stale. */
 export function createAttribution(container, { fetch }) {
@@ -195,7 +198,7 @@ export function createAttribution(container, { fetch }) {
     const rowHeight = 76;
     const ctx = svgContext(labelWidth + tokens.length * column, 48 + MEASURES.length * rowHeight);
     ctx.font = '12px system-ui, sans-serif';
-    ctx.fillStyle = '#e6e8ee';
+    ctx.fillStyle = theme().text;
     ctx.fillText(status.textContent.split(':')[0], 0, 14);
     ctx.textAlign = 'center';
     tokens.forEach((token, j) => {
@@ -209,16 +212,16 @@ export function createAttribution(container, { fetch }) {
       for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
       ctx.textAlign = 'left';
       ctx.textBaseline = 'middle';
-      ctx.fillStyle = '#9aa3b2';
+      ctx.fillStyle = theme().muted;
       ctx.fillText(t(label), 0, top + barHeight / 2);
       values.forEach((v, j) => {
         const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
         const x = labelWidth + (j + 0.5) * column - 8;
         const base = signed ? top + barHeight / 2 : top + barHeight;
         const h = (signed ? barHeight / 2 : barHeight) * share;
-        ctx.fillStyle = v < 0 ? '#ff6b6b' : MEASURE_COLOURS[key];
+        ctx.fillStyle = v < 0 ? theme().error : measureColour(key);
         ctx.fillRect(x, v < 0 ? base : base - h, 16, h);
-        ctx.fillStyle = '#9aa3b2';
+        ctx.fillStyle = theme().muted;
         ctx.textAlign = 'center';
         ctx.fillText(formatValue(v), x + 8, top + barHeight + 10);
       });

@@ -2,9 +2,10 @@
 // search scored is a node (its token and the path's cumulative log-prob); the ones pruned at their
 // step are faded, finished ones (</s>) outlined. Below, the finished hypotheses ranked by their
 // length-normalised score. Clicking a node or a ranked hypothesis shows that path in every view.
+
+import { figure as emptyFigure, svgElement } from '../draw/svg.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { figure as emptyFigure, svgElement } from '../draw/svg.js';
 import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 
 const COLUMN = 104; // px between step columns

@@ -3,12 +3,14 @@
 // and following it until the person edits it) or A's sentence with its output forced to start with
 // a prefix the person types. B runs in the worker's comparison session. Where both matrices have
 // the same shape, a third heatmap shows B − A on a diverging map; otherwise the view says why not.
-import { axes, headStack, maskFor, matrixOffset } from './attention.js';
+
+import { cellSize } from '../draw/canvas.js';
 import { symmetricRange } from '../draw/colormap.js';
+import { captioned, row } from '../draw/svg.js';
 import { el, optionT } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { runSlices, whileCurrent } from '../ui/slices.js';
-import { captioned, row } from '../draw/svg.js';
+import { axes, headStack, maskFor, matrixOffset } from './attention.js';
 import { createHeatmap } from './heatmap.js';
 
 const DEBOUNCE_MS = 300;
@@ -128,7 +130,7 @@ export function createCompare(container, { call, onError }) {
     const other = bTrace ? headMatrix(bTrace, selection) : null;
     sides.a.output.textContent = `“${context.text}” → ${trace.output}`;
     sides.b.output.textContent = b ? describeB(b.request, bTrace) : '…';
-    const cell = Math.max(6, Math.min(22, Math.floor(260 / Math.max(a?.rows || 1, a?.cols || 1, other?.rows || 1, other?.cols || 1))));
+    const cell = cellSize(Math.max(a?.rows || 1, a?.cols || 1, other?.rows || 1, other?.cols || 1), { span: 260, min: 6, max: 22 });
     container.dataset.ready = 'false';
     sides.a.heatmap.render(a ? { ...a, cell } : nothing());
     yield;

@@ -1,10 +1,11 @@
 // The focused heatmap: one kind, layer and head, with tokens on both axes. It can be transposed
 // (keys as rows) and can leave out the <s>/</s> key columns, each row renormalised over the keys
 // left; either way it says what share of the head's attention those sink columns took.
-import { axes, headStack, keepColumns, kindExplain, kindTitle, maskFor, matrixOffset, sinkColumns, withoutSinks } from './attention.js';
+
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { runSlices, TASK_END, whileCurrent } from '../ui/slices.js';
+import { axes, headStack, keepColumns, kindExplain, kindTitle, maskFor, matrixOffset, sinkColumns, withoutSinks } from './attention.js';
 import { createHeatmap, transposed } from './heatmap.js';
 
 /** `onTranspose()`: called when the person transposes the heatmap. */

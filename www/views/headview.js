@@ -1,23 +1,13 @@
 // BertViz-style head view: query tokens on the left, key tokens on the right, a line for every
 // pair with opacity = attention weight. One head, or every head of the layer in its own colour.
 
-import { axes, headStack, matrixOffset, stackFor } from './attention.js';
+import { cpuCanvas, drawingContext, rasterizeNow } from '../draw/canvas.js';
+import { svgContext } from '../draw/svg.js';
+import { seriesColour, theme, withAlpha } from '../draw/theme.js';
 import { hover, onHover } from '../ui/bus.js';
-import { cpuCanvas, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
 import { t } from '../ui/i18n.js';
 import { runAll } from '../ui/slices.js';
-import { svgContext } from '../draw/svg.js';
-
-const HEAD_COLOURS = [
-  [255, 176, 0],
-  [127, 195, 255],
-  [255, 107, 107],
-  [120, 220, 140],
-  [200, 140, 255],
-  [255, 150, 210],
-  [90, 220, 220],
-  [230, 230, 120],
-];
+import { axes, headStack, matrixOffset, stackFor } from './attention.js';
 
 export function createHeadView(container, getMode) {
   const canvas = cpuCanvas();
@@ -50,20 +40,7 @@ export function createHeadView(container, getMode) {
   }
 
   /** The canvas sized for `drawn` (or its empty size) and cleared: its 2D context, in CSS pixels. */
-  function resize(drawn) {
-    const [width, height] = drawn ? [drawn.width, drawn.height] : [300, 30];
-    const sized = `${width}x${height}@${window.devicePixelRatio || 1}`;
-    if (canvas.dataset.size !== sized) {
-      sizeCanvas(canvas, width, height);
-      canvas.dataset.size = sized;
-    }
-    const ctx = canvas.getContext('2d');
-    ctx.resetTransform();
-    ctx.clearRect(0, 0, canvas.width, canvas.height);
-    const dpr = Math.max(1, window.devicePixelRatio || 1); // as sizeCanvas
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    return ctx;
-  }
+  const resize = (drawn) => (drawn ? drawingContext(canvas, drawn.width, drawn.height) : drawingContext(canvas, 300, 30));
 
   /** The hovered row's lines, or every line (once all are drawn), then the tokens. */
   function draw() {
@@ -179,14 +156,14 @@ function* paintLines(ctx, { all, one, stack, layer, width }, focusRow) {
   const heads = all ? [...Array(stack.heads).keys()] : [one.head];
   ctx.lineWidth = 2;
   for (const h of heads) {
-    const [r, g, b] = HEAD_COLOURS[h % HEAD_COLOURS.length];
+    const colour = seriesColour(h);
     const base = matrixOffset(stack, layer, h);
     for (let i = 0; i < stack.queries; i++) {
       if (focusRow != null && focusRow !== i) continue;
       for (let j = 0; j < stack.keys; j++) {
         const w = stack.data[base + i * stack.keys + j];
         if (w < 0.01) continue;
-        ctx.strokeStyle = `rgba(${r},${g},${b},${Math.min(1, w * (heads.length > 1 ? 0.9 : 1))})`;
+        ctx.strokeStyle = withAlpha(colour, Math.min(1, w * (heads.length > 1 ? 0.9 : 1)));
         ctx.beginPath();
         ctx.moveTo(LEFT_X + 6, rowY(i));
         ctx.lineTo(rightX - 6, rowY(j));
@@ -206,16 +183,17 @@ function paintTokens(ctx, { all, one, stack, ax, layer, width }, focusRow) {
   ctx.font = '14px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
+  const { accent, text, muted } = theme();
   ax.rowLabels.forEach((token, i) => {
-    ctx.fillStyle = focusRow === i ? '#ffb000' : '#e6e8ee';
+    ctx.fillStyle = focusRow === i ? accent : text;
     ctx.fillText(token, LEFT_X, rowY(i));
   });
   ctx.textAlign = 'left';
-  ctx.fillStyle = '#e6e8ee';
+  ctx.fillStyle = text;
   ax.colLabels.forEach((t, j) => {
     ctx.fillText(t, width - LEFT_X, rowY(j));
   });
-  ctx.fillStyle = '#9aa3b2';
+  ctx.fillStyle = muted;
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = 'center';
   const count = all ? stack.heads : 1;

@@ -1,15 +1,20 @@
 // A heatmap spec (see heatmap.js) as a vector figure: one <rect class="cell"> per cell, the token
 // labels and axis titles as <text>, the colour legend as a gradient. The same spec draws the canvas.
-import { cellColour, formatValue } from '../draw/canvas.js';
+import { cellColour, cellSize, formatValue } from '../draw/canvas.js';
 import { axisTitle, labelOrientation } from '../draw/labels.js';
-import { COLOURS, figure, measure, svgElement, textEl } from '../draw/svg.js';
+import { figure, measure, svgElement, textEl } from '../draw/svg.js';
+import { theme } from '../draw/theme.js';
 
 const LEGEND_WIDTH = 120;
+
+/** The side (px) of `spec`'s cells, on the page and in the figure: its own `cell`, else sized to fit. */
+export const specCell = (spec) => spec.cell || cellSize(Math.max(spec.rows, spec.cols));
 
 /** The figure of `spec` (as heatmap.js renders it) under an optional `caption`. */
 export function heatmapFigure(spec, caption = '') {
   const { rows, cols } = spec;
-  const cell = spec.cell || Math.max(8, Math.min(40, Math.floor(480 / Math.max(rows, cols, 1))));
+  const cell = specCell(spec);
+  const colours = theme();
   const fontSize = Math.max(7, Math.min(13, cell - 2));
   const rowLabels = spec.rowLabels || [];
   const colLabels = spec.colLabels || [];
@@ -41,8 +46,8 @@ export function heatmapFigure(spec, caption = '') {
   const height = top + matrixHeight + 30;
   const out = figure(width, height);
   const { svg } = out;
-  if (caption) svg.append(textEl(caption, { x: 0, y: 13, fill: COLOURS.text, 'font-size': 13 }));
-  if (colTitle) svg.append(textEl(colTitle, { x: left, y: captionHeight + 12, fill: COLOURS.muted, 'font-size': titleSize }));
+  if (caption) svg.append(textEl(caption, { x: 0, y: 13, fill: colours.text, 'font-size': 13 }));
+  if (colTitle) svg.append(textEl(colTitle, { x: left, y: captionHeight + 12, fill: colours.muted, 'font-size': titleSize }));
   if (rowTitle) {
     // Turned a quarter along the matrix, as small as it must be to fit beside it (down to 7 px).
     const cy = top + matrixHeight / 2;
@@ -51,7 +56,7 @@ export function heatmapFigure(spec, caption = '') {
       textEl(rowTitle, {
         x: 10,
         y: cy,
-        fill: COLOURS.muted,
+        fill: colours.muted,
         'font-size': size,
         'text-anchor': 'middle',
         transform: `rotate(-90 10 ${cy})`,
@@ -64,7 +69,7 @@ export function heatmapFigure(spec, caption = '') {
       textEl(token, {
         x: left - 4,
         y: top + (i + 0.5) * cell,
-        fill: COLOURS.muted,
+        fill: colours.muted,
         'font-size': fontSize,
         'text-anchor': 'end',
         'dominant-baseline': 'central',
@@ -90,14 +95,13 @@ export function heatmapFigure(spec, caption = '') {
     }
   }
   svg.append(cells);
-  if (hatch.length)
-    svg.append(svgElement('path', { class: 'hatch', d: hatch.join(''), stroke: 'rgba(110,110,120,0.9)', 'stroke-width': 1 }));
+  if (hatch.length) svg.append(svgElement('path', { class: 'hatch', d: hatch.join(''), stroke: theme().hatch, 'stroke-width': 1 }));
   svg.append(legend(spec, rowTitle ? 16 : 0, top + matrixHeight + 10, legendLabel));
   return out;
 }
 
 function columnLabel(token, orientation, x, bottom, fontSize) {
-  const common = { fill: COLOURS.muted, 'font-size': fontSize, 'xml:space': 'preserve' };
+  const common = { fill: theme().muted, 'font-size': fontSize, 'xml:space': 'preserve' };
   if (orientation === 'flat') return textEl(token, { ...common, x, y: bottom, 'text-anchor': 'middle' });
   if (orientation === 'sideways') {
     return textEl(token, { ...common, x, y: bottom, 'dominant-baseline': 'central', transform: `rotate(-90 ${x} ${bottom})` });
@@ -113,11 +117,13 @@ function columnLabel(token, orientation, x, bottom, fontSize) {
   return text;
 }
 
-let gradients = 0;
+const gradients = { made: 0 }; // gradient ids stay unique when figures are nested in one file
+
 function legend(spec, x, y, label) {
   const { min = 0, max = 1 } = spec;
+  const colours = theme();
   const g = svgElement('g', { class: 'legend' });
-  const id = `legend-gradient-${++gradients}`;
+  const id = `legend-gradient-${++gradients.made}`;
   const gradient = svgElement('linearGradient', { id, x1: 0, x2: 1, y1: 0, y2: 0 });
   for (let k = 0; k <= 16; k++) {
     const v = min + ((max - min) * k) / 16;
@@ -129,9 +135,9 @@ function legend(spec, x, y, label) {
   const x0 = x + measure(minText, 11) + 6;
   g.append(
     defs,
-    textEl(minText, { x, y: y + 9, fill: COLOURS.muted, 'font-size': 11 }),
-    svgElement('rect', { class: 'legend-bar', x: x0, y, width: LEGEND_WIDTH, height: 10, fill: `url(#${id})`, stroke: COLOURS.line }),
-    textEl(`${formatValue(max)}  ${label}`, { x: x0 + LEGEND_WIDTH + 6, y: y + 9, fill: COLOURS.muted, 'font-size': 11 }),
+    textEl(minText, { x, y: y + 9, fill: colours.muted, 'font-size': 11 }),
+    svgElement('rect', { class: 'legend-bar', x: x0, y, width: LEGEND_WIDTH, height: 10, fill: `url(#${id})`, stroke: colours.line }),
+    textEl(`${formatValue(max)}  ${label}`, { x: x0 + LEGEND_WIDTH + 6, y: y + 9, fill: colours.muted, 'font-size': 11 }),
   );
   return g;
 }

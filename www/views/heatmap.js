@@ -1,13 +1,14 @@
 // A labelled heatmap: tokens on both axes under titles that name their role (query or key), a
 // colour legend, hover → exact value and tokens, linked highlighting of the hovered tokens' rows
 // and columns. `transposed(spec)` swaps the axes of a spec, hover mapping included.
-import { hover, hoveredOn, onHover } from '../ui/bus.js';
+
 import { cpuCanvas, drawMatrix, formatValue, legend, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
+import { axisTitle, labelOrientation, labelSpacing } from '../draw/labels.js';
+import { hover, hoveredOn, onHover } from '../ui/bus.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { axisTitle, labelOrientation, labelSpacing } from '../draw/labels.js';
 import { hideTooltip, say, showTooltip } from '../ui/tooltip.js';
-import { heatmapFigure } from './heatmap-figure.js';
+import { heatmapFigure, specCell } from './heatmap-figure.js';
 
 const same = (i) => i;
 const NOTHING_LIT = { rows: [], cols: [] };
@@ -145,12 +146,8 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     delete root.dataset.cell;
     delete root.dataset.value;
     const { rows, cols } = spec;
-    cell = spec.cell || Math.max(8, Math.min(40, Math.floor(480 / Math.max(rows, cols, 1))));
-    const sized = `${cols * cell}x${rows * cell}@${window.devicePixelRatio || 1}`;
-    if (canvas.dataset.size !== sized) {
-      sizeCanvas(canvas, cols * cell, rows * cell);
-      canvas.dataset.size = sized;
-    }
+    cell = specCell(spec);
+    sizeCanvas(canvas, cols * cell, rows * cell);
     drawMatrix(canvas, spec);
     // Rasterized now rather than with every other heatmap in the frame that scrolls to them.
     rasterizeNow(canvas.getContext('2d'));

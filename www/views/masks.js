@@ -1,9 +1,10 @@
 // The two masks: the causal mask of the current output, and a padded batch of two sentences
 // whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
-import { axes, axisTitles } from './attention.js';
+import { cellSize } from '../draw/canvas.js';
+import { captioned, column } from '../draw/svg.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { captioned, column } from '../draw/svg.js';
+import { axes, axisTitles } from './attention.js';
 import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {
@@ -34,7 +35,7 @@ export function createMasks(container) {
       min: 0,
       max: 1,
       // 22 px cells, smaller for a long output (a 129-token one would be 2,838 px a side).
-      cell: Math.max(8, Math.min(22, Math.floor(480 / Math.max(mask.rows, 1)))),
+      cell: cellSize(mask.rows, { max: 22 }),
       legendLabel: t('masks.allowed'),
     });
   }
@@ -68,7 +69,7 @@ export function createMasks(container) {
       ...axisTitles('encoderSelf'),
       min: 0,
       max: 1,
-      cell: Math.max(10, Math.min(22, Math.floor(360 / n))),
+      cell: cellSize(n, { span: 360, min: 10, max: 22 }),
       legendLabel: t('masks.paddingLegend', { words }),
     });
   }

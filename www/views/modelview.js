@@ -1,6 +1,11 @@
 // Every layer × head of every kind as thumbnails; click one to focus it. The <s>/</s> key columns
 // can be left out, as in the focused heatmap.
 
+import { cellColour, cpuCanvas, drawMatrix, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
+import { figure as emptyFigure, row, svgElement, textEl } from '../draw/svg.js';
+import { theme } from '../draw/theme.js';
+import { el } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
 import {
   HEAD_SUMMARIES,
   headStack,
@@ -13,10 +18,6 @@ import {
   stackFor,
   withoutSinks,
 } from './attention.js';
-import { cellColour, cpuCanvas, drawMatrix, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
-import { el } from '../ui/dom.js';
-import { t } from '../ui/i18n.js';
-import { COLOURS, figure as emptyFigure, row, svgElement, textEl } from '../draw/svg.js';
 
 export function createModelView(container, onSelect) {
   const slots = new Map(KINDS.map((kind) => [kind, el('div')]));
@@ -105,11 +106,7 @@ function drawThumbnail(canvas, matrix) {
   const scale = THUMB / Math.max(matrix.rows, matrix.cols);
   const cssWidth = Math.max(4, Math.round(matrix.cols * scale));
   const cssHeight = Math.max(4, Math.round(matrix.rows * scale));
-  const sized = `${cssWidth}x${cssHeight}@${window.devicePixelRatio || 1}`;
-  if (canvas.dataset.size !== sized) {
-    sizeCanvas(canvas, cssWidth, cssHeight);
-    canvas.dataset.size = sized;
-  }
+  sizeCanvas(canvas, cssWidth, cssHeight);
   drawMatrix(canvas, matrix);
   rasterizeNow(canvas.getContext('2d')); // here, in its slice, not all 180 at once when the view is scrolled to
 }
@@ -136,13 +133,14 @@ function kindFigure(trace, selection, kind, special, analysis) {
   const heads = [...Array(stack.heads).keys(), ...(analysis ? Object.keys(HEAD_SUMMARIES) : [])];
   const left = 52;
   const top = 36;
+  const colours = theme();
   const out = emptyFigure(left + heads.length * (THUMB + GAP), top + stack.layers * (THUMB + GAP));
   const { svg } = out;
-  svg.append(textEl(kindTitle(kind), { x: 0, y: 13, fill: COLOURS.text, 'font-size': 13 }));
+  svg.append(textEl(kindTitle(kind), { x: 0, y: 13, fill: colours.text, 'font-size': 13 }));
   heads.forEach((h, k) => {
     const label = headName(h);
     svg.append(
-      textEl(label, { x: left + k * (THUMB + GAP) + THUMB / 2, y: top - 6, fill: COLOURS.muted, 'font-size': 11, 'text-anchor': 'middle' }),
+      textEl(label, { x: left + k * (THUMB + GAP) + THUMB / 2, y: top - 6, fill: colours.muted, 'font-size': 11, 'text-anchor': 'middle' }),
     );
   });
   const mask = maskFor(trace, kind);
@@ -153,7 +151,7 @@ function kindFigure(trace, selection, kind, special, analysis) {
       textEl(t('modelView.layer', { layer: l }), {
         x: 0,
         y: y0 + THUMB / 2,
-        fill: COLOURS.muted,
+        fill: colours.muted,
         'font-size': 11,
         'dominant-baseline': 'central',
       }),
@@ -188,7 +186,7 @@ function kindFigure(trace, selection, kind, special, analysis) {
             width: matrix.cols * cell + 3,
             height: matrix.rows * cell + 3,
             fill: 'none',
-            stroke: COLOURS.accent,
+            stroke: colours.accent,
             'stroke-width': 2,
           }),
         );

@@ -1,21 +1,16 @@
 // Positional encoding: sin/cos curves of a few dimensions, the whole table as a heatmap, and
 // PE(t)·PE(t+Δ) for several t — the curves coincide because the product depends on Δ alone.
-import { drawMatrix, sizeCanvas } from '../draw/canvas.js';
+import { drawingContext, drawMatrix, sizeCanvas } from '../draw/canvas.js';
+import { captioned, row, svgContext } from '../draw/svg.js';
+import { seriesColour, theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { captioned, row, svgContext } from '../draw/svg.js';
 import { heatmapFigure } from './heatmap-figure.js';
-
-const COLOURS = ['#ffb000', '#7fc3ff', '#ff6b6b', '#78dc8c', '#c88cff', '#ff96d2', '#5adcdc'];
 
 const PLOT = { width: 360, height: 200 };
 
 function plot(canvas, series, options) {
-  const dpr = sizeCanvas(canvas, PLOT.width, PLOT.height);
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, PLOT.width, PLOT.height);
-  paintPlot(ctx, series, options);
+  paintPlot(drawingContext(canvas, PLOT.width, PLOT.height), series, options);
 }
 
 /** The plot and, below it, its legend (one line a series), as a vector figure. */
@@ -25,7 +20,7 @@ function plotFigure(series, options) {
   ctx.font = '11px system-ui, sans-serif';
   ctx.textBaseline = 'middle';
   series.forEach((s, k) => {
-    ctx.fillStyle = COLOURS[k % COLOURS.length];
+    ctx.fillStyle = seriesColour(k);
     ctx.fillText(`━ ${s.label}`, 4, PLOT.height + 10 + 16 * k);
   });
   return ctx.figure;
@@ -37,9 +32,9 @@ function paintPlot(ctx, series, { yMin, yMax, xLabel, yLabel }) {
   const n = Math.max(...series.map((s) => s.values.length));
   const x = (i) => pad.l + (i / Math.max(1, n - 1)) * (width - pad.l - pad.r);
   const y = (v) => pad.t + (1 - (v - yMin) / (yMax - yMin || 1)) * (height - pad.t - pad.b);
-  ctx.strokeStyle = '#2a2f3a';
+  ctx.strokeStyle = theme().line;
   ctx.strokeRect(pad.l, pad.t, width - pad.l - pad.r, height - pad.t - pad.b);
-  ctx.fillStyle = '#9aa3b2';
+  ctx.fillStyle = theme().muted;
   ctx.font = '11px system-ui, sans-serif';
   ctx.fillText(yMax.toFixed(0 + (Math.abs(yMax) < 10)), 2, pad.t + 8);
   ctx.fillText(yMin.toFixed(0 + (Math.abs(yMin) < 10)), 2, height - pad.b);
@@ -51,7 +46,7 @@ function paintPlot(ctx, series, { yMin, yMax, xLabel, yLabel }) {
   ctx.fillText(yLabel, 0, 0);
   ctx.restore();
   series.forEach((s, k) => {
-    ctx.strokeStyle = COLOURS[k % COLOURS.length];
+    ctx.strokeStyle = seriesColour(k);
     ctx.lineWidth = 1.5;
     ctx.beginPath();
     s.values.forEach((v, i) => {
@@ -68,7 +63,7 @@ function legendOf(series) {
     { className: 'legend' },
     ...series.map((s, k) => {
       const item = el('span', { text: `━ ${s.label}` });
-      item.style.color = COLOURS[k % COLOURS.length];
+      item.style.color = seriesColour(k);
       return item;
     }),
   );

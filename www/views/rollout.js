@@ -1,9 +1,10 @@
 // Attention rollout (Abnar & Zuidema, 2020): how much each source token flows into each encoder
 // position through the stacked layers, and what that makes of the last layer's cross-attention.
-import { axes, matrixOffset } from './attention.js';
+
+import { captioned, row } from '../draw/svg.js';
 import { el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { captioned, row } from '../draw/svg.js';
+import { axes, matrixOffset } from './attention.js';
 import { createHeatmap } from './heatmap.js';
 
 /** The largest finite value of a matrix (the colour scale's top; rollouts are rarely near 1). */

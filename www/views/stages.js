@@ -1,10 +1,12 @@
 // One head, stage by stage: raw QKᵀ → ÷√d_k → masked → softmax, next to softmax without the
 // scaling, with each head's mean row entropy both ways.
-import { anyHidden, axes, kindTitle } from './attention.js';
+
+import { cellSize } from '../draw/canvas.js';
 import { symmetricRange } from '../draw/colormap.js';
+import { captioned, row } from '../draw/svg.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { captioned, row } from '../draw/svg.js';
+import { anyHidden, axes, kindTitle } from './attention.js';
 import { createHeatmap } from './heatmap.js';
 
 // Each stage and the key of its caption.
@@ -56,7 +58,7 @@ export function createStages(container) {
     const mask = anyHidden(stages.mask.hidden);
     const rawRange = symmetricRange(stages.raw, mask);
     const scaledRange = symmetricRange(stages.scaled, mask);
-    const cell = Math.max(6, Math.min(24, Math.floor(230 / Math.max(rows, cols, 1))));
+    const cell = cellSize(Math.max(rows, cols), { span: 230, min: 6, max: 24 });
     const common = { ...ax, rows, cols, rowLabels: ax.rowLabels.slice(0, rows), colLabels: ax.colLabels.slice(0, cols), cell };
     const scores = (values, range) => ({ ...common, values, map: 'rdbu', min: range[0], max: range[1], legendLabel: t('stages.score') });
     const weights = (values) => ({ ...common, values, mask, min: 0, max: 1, legendLabel: t('stages.weight') });

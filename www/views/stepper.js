@@ -1,13 +1,15 @@
 // The decoding stepper: each produced token with the cross-attention row that produced it
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
-import { headStack, matrixOffset, producedBy } from './attention.js';
+
+import { cpuCanvas, drawingContext, rasterizeNow } from '../draw/canvas.js';
+import { svgContext } from '../draw/svg.js';
+import { theme } from '../draw/theme.js';
 import { hover } from '../ui/bus.js';
-import { cpuCanvas, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
 import { el } from '../ui/dom.js';
 import { language, t } from '../ui/i18n.js';
 import { runSlices, TASK_END } from '../ui/slices.js';
-import { svgContext } from '../draw/svg.js';
 import { hideTooltip, showTooltip } from '../ui/tooltip.js';
+import { headStack, matrixOffset, producedBy } from './attention.js';
 
 const BAR_HEIGHT = 32;
 const WORD_HEIGHT = 14;
@@ -24,30 +26,19 @@ function barLayout(words) {
     x += width + 2;
     return slot;
   });
-  const style = getComputedStyle(document.documentElement);
-  return {
-    slots,
-    width: Math.max(1, x - 2),
-    accent: style.getPropertyValue('--accent').trim() || '#ffb000',
-    muted: style.getPropertyValue('--muted').trim() || '#9aa3b2',
-  };
+  const { accent, muted } = theme();
+  return { slots, width: Math.max(1, x - 2), accent, muted };
 }
 
 // A row's bars and words on one canvas: a long sentence is thousands of bars, too many DOM
-// elements to build and lay out on every redraw. The canvas is kept while its size stays.
+// elements to build and lay out on every redraw. The canvas is kept, and resized when it must.
 function drawBars(slot, { trace, cross, rowOffset, layout }, i) {
-  const size = `${layout.width}@${window.devicePixelRatio || 1}`;
   let canvas = slot.firstChild;
-  if (canvas?.dataset.size !== size) {
-    canvas = cpuCanvas({ className: 'bars', data: { step: i, size } });
-    sizeCanvas(canvas, layout.width, BAR_HEIGHT + WORD_HEIGHT);
+  if (canvas?.localName !== 'canvas') {
+    canvas = cpuCanvas({ className: 'bars', data: { step: i } });
     slot.replaceChildren(canvas);
   }
-  const ctx = canvas.getContext('2d');
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.clearRect(0, 0, canvas.width, canvas.height);
-  const dpr = Math.max(1, window.devicePixelRatio || 1);
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const ctx = drawingContext(canvas, layout.width, BAR_HEIGHT + WORD_HEIGHT);
   paintBars(ctx, trace.srcTokens, cross.data, rowOffset(i), layout);
   rasterizeNow(ctx);
 }
@@ -235,7 +226,7 @@ export function createStepper(container, onForce) {
       ctx.font = '18px system-ui, sans-serif';
       ctx.textAlign = 'center';
       ctx.textBaseline = 'middle';
-      ctx.fillStyle = step.forced ? '#7fc3ff' : '#e6e8ee';
+      ctx.fillStyle = step.forced ? theme().link : theme().text;
       ctx.fillText(step.token, barsX / 2, (BAR_HEIGHT + WORD_HEIGHT) / 2);
       ctx.setTransform(1, 0, 0, 1, barsX, y);
       paintBars(ctx, trace.srcTokens, cross.data, rowOffset(i), layout);
@@ -246,7 +237,7 @@ export function createStepper(container, onForce) {
       let x = 0;
       for (const candidate of step.candidates) {
         const text = `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`;
-        ctx.fillStyle = candidate.id === step.id ? layout.accent : '#e6e8ee';
+        ctx.fillStyle = candidate.id === step.id ? layout.accent : theme().text;
         ctx.fillText(text, x, (BAR_HEIGHT + WORD_HEIGHT) / 2);
         x += ctx.measureText(text).width + 12;
       }

@@ -1,15 +1,15 @@
 // Watch it learn: the training loss of every optimizer step and the held-out figure of each saved
 // snapshot, over a log step axis, with a slider, a click on the plot and a Play button that pick
 // the snapshot whose weights the page uses.
-import { sizeCanvas } from '../draw/canvas.js';
+import { drawingContext } from '../draw/canvas.js';
+import { svgContext } from '../draw/svg.js';
+import { theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { svgContext } from '../draw/svg.js';
 import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 
 const HEIGHT = 180;
 const PAD = { left: 44, right: 58, top: 12, bottom: 24 };
-const HELDOUT_COLOUR = '#78dc8c';
 const FONT = '11px system-ui, sans-serif';
 const DWELL_MS = 300; // how long Play leaves each snapshot on screen once it is drawn
 const SMOOTHING = 1.2; // the loss curve averages the steps s / 1.2 … s: an even window on a log axis
@@ -38,16 +38,10 @@ function describe(snapshots, index) {
   return t('timeline.describe', { step, loss: Number.isFinite(loss) ? loss.toFixed(3) : '—', heldout: percent(heldout), note });
 }
 
+/** The plot's colours (www/draw/theme.js): the loss in the link colour, the held-out figure in the good one. */
 function colours() {
-  const style = getComputedStyle(document.documentElement);
-  const variable = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
-  return {
-    accent: variable('--accent', '#ffb000'),
-    muted: variable('--muted', '#9aa3b2'),
-    line: variable('--line', '#2a2f3a'),
-    loss: variable('--link', '#7fc3ff'),
-    heldout: HELDOUT_COLOUR,
-  };
+  const { accent, muted, line, link, good } = theme();
+  return { accent, muted, line, loss: link, heldout: good };
 }
 
 /** Step ticks: 0, 1, 10, 100, … up to `maxStep`. */
@@ -105,11 +99,7 @@ export function createTimeline(container, { onPick }) {
   function draw() {
     if (!timeline) return;
     const width = Math.max(320, container.clientWidth || 800);
-    const dpr = sizeCanvas(canvas, width, HEIGHT);
-    const ctx = canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, width, HEIGHT);
-    paint(ctx, width);
+    paint(drawingContext(canvas, width, HEIGHT), width);
   }
 
   /** The plot as drawn, with the snapshot in use marked, as a vector figure. */
@@ -292,7 +282,7 @@ export function createTimeline(container, { onPick }) {
     canvas.setAttribute('aria-label', t('timeline.plotLabel', { metric, count }));
     legend.replaceChildren(
       legendItem(colours().loss, t('timeline.lossLegend')),
-      legendItem(HELDOUT_COLOUR, t('timeline.heldoutLegend', { metric })),
+      legendItem(colours().heldout, t('timeline.heldoutLegend', { metric })),
       legendItem(colours().muted, t('timeline.logScale')),
     );
     show(index);

@@ -1,8 +1,9 @@
 // The source tokens and the output so far, as chips linked to every other view by hover.
-import { producedBy } from './attention.js';
+
 import { hover, hoveredOn, onHover } from '../ui/bus.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
+import { producedBy } from './attention.js';
 
 export function createTokens(sourceEl, outputEl) {
   let sourceChips = [];

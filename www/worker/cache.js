@@ -55,13 +55,13 @@ export async function cachedFile(url, version, label, onProgress, cacheName = MO
   return bytes;
 }
 
-let manifest = null; // pkg/manifest.json: the content hash of each wasm module
+const loaded = { manifest: null }; // pkg/manifest.json: the content hash of each wasm module
 
 /** The bytes of wasm module `name` (pkg/<name>/attnscope_bg.wasm). */
 export async function moduleBytes(name, label, onProgress) {
-  if (!manifest) {
+  if (!loaded.manifest) {
     const response = await fetch(new URL('pkg/manifest.json', SITE), { cache: 'no-cache' });
-    manifest = response.ok ? await response.json() : {};
+    loaded.manifest = response.ok ? await response.json() : {};
   }
-  return cachedFile(`pkg/${name}/attnscope_bg.wasm`, manifest[name] || 'none', label, onProgress, WASM_CACHE);
+  return cachedFile(`pkg/${name}/attnscope_bg.wasm`, loaded.manifest[name] || 'none', label, onProgress, WASM_CACHE);
 }

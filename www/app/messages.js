@@ -1,0 +1,60 @@
+// What the page says: the message box, the loading bar and the backend badge, from the worker's
+// notices (app/client.js) and the page's own errors.
+import { $ } from '../ui/dom.js';
+import { messageText, t } from '../ui/i18n.js';
+import { boot } from './models.js';
+import { parts, state } from './store.js';
+
+/** Show `text` in the message box ('' hides it); `kind` 'info' is not an error. */
+export function showMessage(text, kind = 'error') {
+  const box = $('message');
+  box.textContent = text;
+  box.className = `message ${kind === 'info' ? 'info' : ''}`;
+  box.hidden = !text;
+}
+
+export function clearMessage() {
+  showMessage('');
+}
+
+export function clearMessageUnlessInfo() {
+  if (!$('message').classList.contains('info')) clearMessage();
+}
+
+/** A download's progress: in the loading bar, or in the badge for the WebGPU module once the page works. */
+export function showProgress({ label, loaded, total }) {
+  if (state.config && /WebGPU/.test(label)) {
+    // The page already works on the CPU: report the WebGPU module's download in the badge.
+    $('backend-badge').textContent = t('backend.loadingWebgpu', { percent: total ? Math.round((100 * loaded) / total) : '…' });
+    return;
+  }
+  $('loading').hidden = false;
+  const fraction = total ? Math.min(1, loaded / total) : 0.5;
+  $('progress-bar').style.width = `${Math.round(fraction * 100)}%`;
+  const size = total ? t('loading.size', { loaded: (loaded / 1e6).toFixed(1), total: (total / 1e6).toFixed(1) }) : '';
+  $('progress-text').textContent = t('loading.progress', { label, size });
+}
+
+/** The worker's backend news: the badge, and its note ({ key, params } or null) as a message. */
+export function showBackend({ backend, note, warming }) {
+  state.backendNews = { backend, warming };
+  state.backend = backend;
+  const badge = $('backend-badge');
+  badge.textContent = t(backend === 'webgpu' ? 'backend.webgpu' : warming ? 'backend.warming' : 'backend.cpu');
+  badge.className = `badge ${backend}`;
+  badge.dataset.backend = backend;
+  if (note) showMessage(messageText(note), 'info');
+}
+
+/** A failed request: its message; a trapped wasm instance is replaced by a fresh worker on the CPU. */
+export function handleError(error) {
+  if (error.trap) {
+    // The wasm instance hit a trap: start a fresh worker on the CPU and carry on.
+    showMessage(t('message.crashed', { error: error.message }), 'info');
+    $('backend-select').value = 'cpu';
+    parts.client.retire(parts.client.inUse());
+    boot('cpu', state.model);
+    return;
+  }
+  showMessage(error.message);
+}

@@ -1,0 +1,220 @@
+// Redraw scheduling: every view shows the answer in `state`. The focused heatmap, tokens and
+// buttons are drawn at once; the other views each in their own task, and a view whose drawing
+// grows with the model or the sentence a few slices a task (www/ui/slices.js), so no single
+// main-thread task grows with them. A newer redraw abandons an unfinished one.
+// `body[data-ready]` is "true" only once everything shows the current answer.
+
+import { $, el, option } from '../ui/dom.js';
+import { t } from '../ui/i18n.js';
+import { nextTask, runSome } from '../ui/slices.js';
+import { isSummaryHead, KINDS } from '../views/attention.js';
+import { showMessage } from './messages.js';
+import { parts, state } from './store.js';
+
+/** The config's ids of <s> and </s>: the key columns attention sinks are made of. */
+export const specialIds = () => ({ bosId: state.config.bosId, eosId: state.config.eosId });
+
+/** Redraw every view; resolves to the main-thread time spent drawing, or null when a newer redraw took over. */
+export async function renderAll() {
+  try {
+    return await drawAll();
+  } catch (error) {
+    // A drawing bug must not leave the page half-drawn and silent.
+    showMessage(t('message.drawFailed', { error: error.message }));
+    return null;
+  }
+}
+
+async function drawAll() {
+  const ticket = ++state.renderTicket;
+  const { trace, selection } = state;
+  document.body.dataset.ready = 'false';
+  let table = null; // the focused heatmap's numbers as a table, filled in slices
+  let busy = timed('tokens, focus, buttons', () => {
+    table = drawFirst(trace, selection);
+  });
+  if (trace) {
+    for (const [name, draw] of laterViews(trace, selection, () => table)) {
+      await nextTask();
+      if (ticket !== state.renderTicket) return null;
+      const spent = await drawView(ticket, name, draw);
+      if (spent == null) return null;
+      busy += spent;
+    }
+  }
+  markSnapshot();
+  document.body.dataset.ready = trace ? 'true' : 'false';
+  document.body.dataset.output = trace ? trace.output : '';
+  return busy;
+}
+
+/** What is drawn at once: tokens, selectors, the focused heatmap (returns its table's slices), buttons. */
+function drawFirst(trace, selection) {
+  const { views } = parts;
+  let table = null;
+  views.tokens.render(trace);
+  syncSelectors();
+  // The mean and max over heads and the rollouts came in the same answer as the trace.
+  if (trace) table = views.focus.render(trace, selection, { special: specialIds(), hideSinks: state.hideSinks, analysis: state.analysis });
+  renderTruncation(trace);
+  renderStepButtons();
+  return table;
+}
+
+/** Every other view as [name, draw], in the order they are drawn, a task each. */
+function laterViews(trace, selection, table) {
+  const { views } = parts;
+  const { analysis, stages } = state;
+  const stagesNote = stagesMissing(selection);
+  const list = [
+    ['focus table', table],
+    ...KINDS.map((kind) => [
+      `model view: ${kind}`,
+      () => views.modelView.renderKind(trace, selection, kind, state.hideSinks ? specialIds() : null, analysis),
+    ]),
+    ['head view', () => views.headView.render(trace, selection, analysis)],
+    ['stepper', () => views.stepper.render(trace, selection, analysis)],
+    ['stages', () => views.stages.render(stages, trace, stagesNote)],
+    ['masks', () => views.masks.renderCausal(trace)],
+    ['rollout', () => views.rollout.render(trace, analysis)],
+  ];
+  // Attribution and comparison ask the model again: a saved trace has none to ask.
+  if (!state.saved) {
+    // The page's sentence, model and snapshot as they are when the comparison is drawn.
+    const page = () => ({ text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot });
+    list.push(['attribution', () => views.attribution.render(trace)], ['comparison', () => views.compare.render(trace, selection, page())]);
+  }
+  return list;
+}
+
+// Each view's draw time shows in the browser's performance timeline (and the benchmarks). The
+// timeline keeps user-timing entries until they are cleared, so a long session clears them.
+// The page is laid out at the end of each drawing task, and that time counts as the view's: left
+// to the next frame, the style and layout of every view drawn since the last one (or of a key
+// event that forces them) would add up to one long task.
+// Returns the milliseconds spent.
+function timed(name, draw) {
+  const t0 = performance.now();
+  draw();
+  layOutNow();
+  const t1 = performance.now();
+  performance.measure(`render: ${name}`, { start: t0, end: t1 });
+  if (++state.measured % 1000 === 0) performance.clearMeasures();
+  return t1 - t0;
+}
+
+/** Bring the page's style and layout up to date now, in this task (reading a size does it). */
+function layOutNow() {
+  void document.documentElement.offsetHeight;
+}
+
+/**
+ * Draw one view: `draw()`, and when it returns slices (www/ui/slices.js) a few of them a task until
+ * they end. Resolves to the main-thread time spent, or null when a newer redraw took over.
+ */
+async function drawView(ticket, name, draw) {
+  let slices = null;
+  let done = false;
+  let busy = timed(name, () => {
+    slices = draw();
+    done = !slices?.next || runSome(slices);
+  });
+  while (!done) {
+    await nextTask();
+    if (ticket !== state.renderTicket) return null;
+    busy += timed(name, () => {
+      done = runSome(slices);
+    });
+  }
+  return busy;
+}
+
+/** Why the stages view shows no stages for `selection`, or '' when it shows them. */
+function stagesMissing(selection) {
+  if (isSummaryHead(selection.head)) return t('stages.summaryHasNone');
+  const saved = state.saved?.stages;
+  if (state.saved && !state.stages && saved)
+    return t('saved.otherStages', { kind: t(`kind.${saved.kind}`), layer: saved.layer, head: saved.head });
+  return '';
+}
+
+/** Resolves once every view shows the latest answer (at once when there is none to show). */
+export function whenDrawn() {
+  return new Promise((resolve) => {
+    const done = () => !state.trace || document.body.dataset.ready === 'true';
+    if (done()) {
+      resolve();
+      return;
+    }
+    const observer = new MutationObserver(() => {
+      if (!done()) return;
+      observer.disconnect();
+      resolve();
+    });
+    observer.observe(document.body, { attributes: true, attributeFilter: ['data-ready'] });
+  });
+}
+
+/** `body[data-snapshot]`: the step of the snapshot whose weights made what the page shows. */
+export function markSnapshot() {
+  if (state.timeline) document.body.dataset.snapshot = String(state.timeline.snapshots[state.snapshot].step);
+  else delete document.body.dataset.snapshot;
+}
+
+/** Give `select` the options 0…count-1 and `extra` (unless it has them already), and pick `value`. */
+function fillSelect(select, count, value, extra = []) {
+  const values = [...Array.from({ length: count }, (_, i) => String(i)), ...extra];
+  if ([...select.options].map((o) => o.value).join() !== values.join()) select.replaceChildren(...values.map((text) => option(text)));
+  select.value = String(value);
+}
+
+function syncSelectors() {
+  const { config, selection } = state;
+  if (!config) return;
+  $('kind-select').value = selection.kind;
+  fillSelect($('layer-select'), selection.kind === 'encoderSelf' ? config.nEncoderLayers : config.nDecoderLayers, selection.layer);
+  fillSelect($('head-select'), config.nHeads, selection.head, ['mean', 'max']);
+}
+
+function renderTruncation(trace) {
+  const target = $('truncation');
+  const cut = trace?.truncation;
+  if (!cut) {
+    target.hidden = true;
+    target.replaceChildren();
+    return;
+  }
+  const text = $('source-input').value;
+  const chars = [...text];
+  const kept = chars.slice(Math.max(0, cut.cutAtChar - 40), cut.cutAtChar).join('');
+  const dropped = chars.slice(cut.cutAtChar, cut.cutAtChar + 40).join('');
+  target.replaceChildren(
+    el('span', {
+      text: t('input.truncated', { total: cut.totalTokens, kept: cut.keptTokens, at: cut.cutAtChar, text: kept }),
+    }),
+    el('span', { className: 'mark', text: ' ✂ ' }),
+    el('span', { className: 'cut', text: `${dropped}…` }),
+  );
+  target.hidden = false;
+}
+
+export function renderStepButtons() {
+  const trace = state.saved ? null : state.trace; // a saved trace cannot step
+  const steps = trace ? trace.steps.length : 0;
+  const finished = trace ? trace.finished : true;
+  const focused = document.activeElement;
+  $('step-back').disabled = !trace || steps === 0;
+  $('step-reset').disabled = !trace || steps === 0;
+  $('step-forward').disabled = !trace || finished;
+  $('step-end').disabled = !trace || finished;
+  $('step-play').disabled = !trace || finished;
+  // A keyboard user whose button just went disabled stays among the stepper's buttons.
+  if (focused?.disabled && focused.closest('.stepper-buttons')) {
+    focused.closest('.stepper-buttons').querySelector('button:not(:disabled)')?.focus();
+  }
+  $('step-play').textContent = state.playing ? t('stepper.pause') : t('stepper.play');
+  const shown = state.trace;
+  const count = shown ? shown.steps.length : 0;
+  const status = count === 1 ? t('stepper.statusOne') : t('stepper.statusMany', { count });
+  $('step-status').textContent = shown ? `${status}${shown.finished ? t('stepper.finished') : ''}` : '';
+}

@@ -1,0 +1,135 @@
+// The worker's requests, by type: what each does with the model and the sessions, and what it
+// answers. A second CPU session serves the page's comparison view.
+import * as wire from '../shared/wire.js';
+import { hookHandlers } from '../testing/worker-hooks.js';
+import { backendName, currentSession, free, reply, sessions, setPreference, start, withSession } from './backends.js';
+import { errorText } from './messages.js';
+import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } from './model.js';
+import { facts, loadCpuModule, memoryBytes } from './modules.js';
+import { apply, configure, forgetSentence, logOp, sentence } from './sentence.js';
+
+const comparison = { session: null }; // a second CPU session for the comparison view, made on first use
+
+/** Apply `op` to the current sentence, log it for a replay, and answer. */
+function sentenceOp(op) {
+  return withSession(async (session) => {
+    const answer = await apply(session, op);
+    logOp(op);
+    return reply(answer);
+  });
+}
+
+function currentAnswer() {
+  return withSession(async (session) => reply(await session.answer()));
+}
+
+function setFocus({ kind, layer, head: wanted }) {
+  // A summary over heads ('mean', 'max') has no stages of its own: the answer carries head 0's.
+  const head = Number.isInteger(wanted) ? wanted : 0;
+  sentence.focus = { kind, layer, head };
+  for (const session of sessions()) session.setFocus(kind, layer, head);
+}
+
+function dropComparison() {
+  free(comparison.session);
+  comparison.session = null;
+}
+
+/**
+ * args: { model, backend, text }: load the model in the CPU session; WebGPU warms up on `text`
+ * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote }.
+ */
+async function init(args) {
+  await loadCpuModule();
+  await loadModel(args.model);
+  const cpu = await createSession('cpu');
+  dropComparison();
+  forgetSentence();
+  start(cpu, args.backend || 'auto', args.text);
+  // The model works without its timeline: a timeline that fails to load is only reported.
+  let timeline = null;
+  let timelineNote = null;
+  try {
+    timeline = await loadModelTimeline();
+  } catch (error) {
+    timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
+  }
+  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote };
+}
+
+/**
+ * args: { text, prefix? }: `text` decoded in the comparison session (same weights, focus and
+ * sampling; the current sentence stays as it is), forced to start with `prefix` when given.
+ */
+async function compare(args) {
+  if (!comparison.session) {
+    comparison.session = await createSession('cpu');
+    if (sentence.snapshot) await comparison.session.loadSnapshot(sentence.snapshot.weights);
+  }
+  const session = configure(comparison.session);
+  if (args.prefix == null) return wire.answer(await session.translate(args.text));
+  await session.start(args.text);
+  return wire.answer(await session.prefix(args.prefix));
+}
+
+/**
+ * args: { step }: the weights of the timeline snapshot taken at `step`, kept for every later
+ * sentence; answers with the current sentence decoded again with them (null when none yet).
+ * Not retried on the CPU when WebGPU rejects it, as other operations are: a rejected file is the
+ * likely reason, and a real loss of the GPU is caught by its device-lost watch.
+ */
+async function snapshot(args) {
+  const entry = model.timeline?.snapshots.find((s) => s.step === args.step);
+  if (!entry) throw new Error(`this model has no training snapshot at step ${args.step}`);
+  const op = { type: 'snapshot', step: entry.step, weights: await snapshotWeights(entry) };
+  const answer = await apply(currentSession(), op);
+  logOp(op);
+  dropComparison(); // made again with these weights when next asked
+  return answer ? reply(answer) : null;
+}
+
+export const handlers = {
+  /** The facts the page must agree on with the module (www/worker/modules.js facts). */
+  facts: () => facts(),
+  init,
+  /** args: { backend, text }: the page's backend preference; answers the current sentence again (null without one). */
+  async setBackend(args) {
+    await setPreference(args.backend, args.text);
+    return sentence.log.length ? currentAnswer() : null;
+  },
+  /** args: { gen, text, focus? }: the focus is set first, so the answer carries its stages. */
+  async translate(args) {
+    if (args.focus) setFocus(args.focus);
+    const t0 = performance.now();
+    const result = await sentenceOp({ type: 'translate', text: args.text });
+    return { ...result, ms: performance.now() - t0 };
+  },
+  step: () => sentenceOp({ type: 'step' }),
+  runToEnd: () => sentenceOp({ type: 'runToEnd' }),
+  back: () => sentenceOp({ type: 'back' }),
+  reset: () => sentenceOp({ type: 'reset' }),
+  force: (args) => sentenceOp({ type: 'force', index: args.index, id: args.id, continue: args.continue }),
+  prefix: (args) => sentenceOp({ type: 'prefix', text: args.text }),
+  compare,
+  /** args: { ids, continue }: the output replaced by these target ids (a beam hypothesis). */
+  forceIds: (args) => sentenceOp({ type: 'forceIds', ids: args.ids, continue: args.continue }),
+  /** args: { width, lengthPenalty }: a beam search over the current sentence, which it leaves as it is. */
+  beam: (args) => withSession(async (session) => wire.beam(await session.beam(args.width, args.lengthPenalty))),
+  /** args: { row }: what made decoder row `row` produce its token (occlusion, attention, rollout). */
+  attribution: (args) => withSession(async (session) => wire.attribution(await session.attribution(args.row))),
+  snapshot,
+  /** A new head to look at: the current sentence's answer with that head's stages. */
+  async focus(args) {
+    setFocus(args);
+    return currentAnswer();
+  },
+  answer: () => currentAnswer(),
+  async sampling(args) {
+    const sampling = { mode: args.mode, temperature: args.temperature, topK: args.topK, seed: args.seed };
+    sentence.sampling = sampling;
+    for (const session of sessions()) session.setSampling(sampling.mode, sampling.temperature, sampling.topK, sampling.seed);
+    return null;
+  },
+  batch: (args) => withSession(async (session) => wire.paddedBatch(await session.paddedBatch(args.texts))),
+  ...hookHandlers({ stats: () => ({ ...memoryBytes(), backend: backendName() }) }),
+};

@@ -1,0 +1,17 @@
+// What the worker posts to the page, besides replies: notices (progress, backend news, refreshed
+// answers). Buffers are handed over, not copied.
+import * as wire from '../shared/wire.js';
+
+/** Post `message` to the page, handing over `transfer`. */
+export const post = (message, transfer = []) => self.postMessage(message, transfer);
+
+/** A download's progress: { label, loaded, total }. */
+export const progress = (report) => post({ type: 'progress', ...report });
+
+/** Post a message, handing its buffers over instead of copying them (nothing here keeps them). */
+export function send(message) {
+  post(message, [...wire.transferables(message)]);
+}
+
+/** An error's text, whatever was thrown. */
+export const errorText = (error) => error?.message || String(error);

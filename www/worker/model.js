@@ -1,0 +1,64 @@
+// The model the worker runs: its entry (models/index.json's, or a local one: { local: true,
+// folder, sources }), its files' bytes by modelFileNames() key, its training timeline, and new
+// sessions over them. A model opened from the person's computer comes as File objects
+// (www/worker/model-folder.js reads them here); it has no index entry, no content hashes and no
+// timeline.
+import { cachedFile } from './cache.js';
+import { progress } from './messages.js';
+import { pickModelFiles, readModelFiles } from './model-folder.js';
+import { modelFileNames, sessionClass } from './modules.js';
+import { configure } from './sentence.js';
+import { loadTimeline } from './training.js';
+
+export const model = {
+  entry: null, // the current model's entry
+  files: null, // its bytes, by modelFileNames() key
+  timeline: null, // its training timeline (www/worker/training.js loadTimeline), or null
+};
+
+/** Read `entry`'s files: a local model's from its File objects, another's through the cache. */
+export async function loadModel(entry) {
+  model.entry = entry;
+  model.files = entry.local ? await readLocalModel() : await downloadModel();
+}
+
+/** The model's timeline (null for a local model or one without); throws when it cannot be read. */
+export async function loadModelTimeline() {
+  model.timeline = null;
+  const { entry } = model;
+  model.timeline = entry.local ? null : await loadTimeline(entry.files, (name) => modelFile(name));
+  return model.timeline;
+}
+
+/** A file of the current model's folder, cached under its hash in models/index.json. */
+function modelFile(name, onProgress = progress) {
+  const { entry } = model;
+  return cachedFile(`models/${entry.name}/${name}`, entry.files[name] || 'none', `${entry.name}/${name}`, onProgress);
+}
+
+/** The model's files, named by the wasm module. */
+async function downloadModel() {
+  const out = {};
+  for (const [key, name] of Object.entries(modelFileNames())) out[key] = await modelFile(name);
+  return out;
+}
+
+/** A local model's files, picked by name from the File objects the page sent and read here. */
+function readLocalModel() {
+  const { entry } = model;
+  return readModelFiles(pickModelFiles(entry.sources, modelFileNames()), entry.folder, progress);
+}
+
+/** The weights of a timeline snapshot; the last one is the model's own weights file. */
+export function snapshotWeights(snapshot) {
+  if (snapshot.file === modelFileNames().weights) return model.files.weights;
+  // Silent: a snapshot is small, and the page's loading bar is for loading a model.
+  return modelFile(snapshot.file, () => {});
+}
+
+/** A new session of the model on `backend`, with the page's focus and sampling. */
+export async function createSession(backend) {
+  const Session = await sessionClass(backend);
+  const { files } = model;
+  return configure(await Session.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, backend));
+}

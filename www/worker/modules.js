@@ -1,0 +1,53 @@
+// The two builds of the wasm module, with one API: pkg/cpu (burn's CPU backend only, small, loaded
+// first) and pkg/webgpu (adds burn-wgpu, imported only when WebGPU will be used). Also what the
+// module says both threads must agree on (`facts`), read once it has loaded.
+import initCpu, {
+  backends,
+  Session as CpuSession,
+  chooseBackend,
+  defaultFocus,
+  maxBeamWidth,
+  modelFileNames,
+} from '../pkg/cpu/attnscope.js';
+import { moduleBytes } from './cache.js';
+import { progress } from './messages.js';
+
+export { chooseBackend, modelFileNames };
+
+const loaded = {
+  cpu: null, // the CPU module's exports (its memory), once loaded
+  gpu: null, // { Session, wasm } of the WebGPU module, once imported
+};
+
+/** Load the CPU module (once). */
+export async function loadCpuModule() {
+  loaded.cpu ??= await initCpu({ module_or_path: await moduleBytes('cpu', 'WebAssembly (CPU)', progress) });
+}
+
+/** The Session class of `backend` ('cpu' or 'webgpu'), importing the WebGPU module on first use. */
+export async function sessionClass(backend) {
+  if (backend === 'cpu') return CpuSession;
+  if (!loaded.gpu) {
+    const glue = await import('../pkg/webgpu/attnscope.js');
+    const wasm = await glue.default({ module_or_path: await moduleBytes('webgpu', 'WebAssembly (WebGPU)', progress) });
+    loaded.gpu = { Session: glue.Session, wasm };
+  }
+  return loaded.gpu.Session;
+}
+
+/**
+ * What the page must agree on with the module (the CPU module loaded first):
+ * { maxBeamWidth, defaultFocus: { kind, layer, head }, backends: the preferences chooseBackend takes }.
+ */
+export async function facts() {
+  await loadCpuModule();
+  return { maxBeamWidth: maxBeamWidth(), defaultFocus: defaultFocus(), backends: backends() };
+}
+
+/** The modules' memory, in bytes (for the tests' and the benchmark's stats). */
+export function memoryBytes() {
+  return {
+    wasmBytes: loaded.cpu ? loaded.cpu.memory.buffer.byteLength : 0,
+    gpuWasmBytes: loaded.gpu ? loaded.gpu.wasm.memory.buffer.byteLength : 0,
+  };
+}
