@@ -120,7 +120,7 @@ pub enum Error {
     Timeline(String),
     /// A value could not be written as JSON.
     #[error("cannot write JSON: {0}")]
-    Json(String),
+    Json(#[from] serde_json::Error),
     /// Something this program guarantees did not hold: a bug, reported instead of a panic.
     #[error("internal error: {0}")]
     Invariant(&'static str),
