@@ -6,7 +6,7 @@ mod common;
 
 use attnscope::session::sampling::Sampling;
 use attnscope::trace::AttentionKind;
-use attnscope::train::recipes::EXAMPLE_SENTENCE;
+use attnscope::train::sets::EXAMPLE_SENTENCE;
 use attnscope::{block_on, AttentionStack, Error, Focus};
 
 fn assert_rows_sum_to_one(name: &str, stack: &AttentionStack) {

@@ -9,9 +9,10 @@ use std::collections::HashSet;
 use attnscope::block_on;
 use attnscope::files::folder::LoadedModel;
 use attnscope::train::data::metrics::{chrf, exact_match};
-use attnscope::train::recipes::{
-    date_sets, normalized, translate_all, translation_data, translation_data_with, Heldout,
-    EXAMPLE_SENTENCE, EXAMPLE_SENTENCE_ZH, GENERATED_SENTENCES,
+use attnscope::train::evaluate::translate_all;
+use attnscope::train::sets::{
+    date_sets, normalized, translation_data, translation_data_with, Heldout, EXAMPLE_SENTENCE,
+    EXAMPLE_SENTENCE_ZH, GENERATED_SENTENCES,
 };
 use burn::tensor::Device;
 use serde_json::Value;

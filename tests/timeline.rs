@@ -4,9 +4,9 @@
 
 mod common;
 
-use attnscope::cli::layer_entropy;
 use attnscope::files::folder::ModelFolder;
 use attnscope::files::timeline::{Timeline, TIMELINE_FILE};
+use attnscope::session::layer_entropy;
 use attnscope::{block_on, FILE_NAMES};
 
 const SENTENCE: &str = "Friday, the 29th of August 1958";

@@ -196,77 +196,30 @@ impl Default for SpecialIds {
         }
     }
 }
+
 fn default_space() -> String {
     " ".into()
 }
 
+/// Source ids as the model reads them ([`ModelConfig::fit_source`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FittedSource {
+    /// The kept ids, then `</s>`.
+    pub ids: Vec<u32>,
+    /// How many of the input's ids were kept.
+    pub kept: usize,
+    /// How many ids the input had.
+    pub total: usize,
+}
+
+impl FittedSource {
+    /// Whether the input was cut.
+    pub fn is_cut(&self) -> bool {
+        self.kept < self.total
+    }
+}
+
 impl ModelConfig {
-    /// The `en-zh` model: English subwords in, Chinese characters out, pre-norm.
-    pub fn en_zh(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
-        Self {
-            name: "en-zh".into(),
-            description: "English → Chinese, trained on Tatoeba and HSK sentence pairs".into(),
-            d_model: 192,
-            n_heads: 4,
-            n_encoder_layers: 3,
-            n_decoder_layers: 3,
-            d_ff: 768,
-            max_len: 64,
-            norm_first: true,
-            src_vocab_size,
-            tgt_vocab_size,
-            layer_norm_eps: 1e-5,
-            embed_scale: true,
-            dropout: 0.1,
-            mask_value: -1e9,
-            pad_id: SpecialIds::default().pad,
-            unk_id: SpecialIds::default().unk,
-            bos_id: SpecialIds::default().bos,
-            eos_id: SpecialIds::default().eos,
-            tgt_joiner: String::new(),
-            src_joiner: " ".into(),
-            example: "I love eating apples.".into(),
-            attention_bias: false,
-            activation: Activation::Relu,
-            tie_output: false,
-            positional_layout: PositionalLayout::Interleaved,
-            n_decoder_heads: None,
-            d_ff_decoder: None,
-            tokenizer_rules: TokenizerRules::Plain,
-        }
-    }
-
-    /// The `zh-en` model: Chinese characters in, English subwords out; en-zh's architecture.
-    pub fn zh_en(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
-        Self {
-            name: "zh-en".into(),
-            description: "Chinese → English, trained on Tatoeba and HSK sentence pairs".into(),
-            src_joiner: String::new(),
-            example: "我爱吃苹果。".into(),
-            ..Self::en_zh(src_vocab_size, tgt_vocab_size)
-        }
-    }
-
-    /// The `date-iso` model: dates as people write them in, `YYYY-MM-DD` out, post-norm.
-    pub fn date_iso(src_vocab_size: usize, tgt_vocab_size: usize) -> Self {
-        Self {
-            name: "date-iso".into(),
-            description: "Human-readable dates → ISO 8601 (YYYY-MM-DD), character level".into(),
-            d_model: 64,
-            n_heads: 4,
-            n_encoder_layers: 2,
-            n_decoder_layers: 2,
-            d_ff: 256,
-            max_len: 48,
-            norm_first: false,
-            dropout: 0.05,
-            src_joiner: String::new(),
-            example: "Friday, the 29th of August 1958".into(),
-            // The rest as en-zh: LayerNorm ε, embedding scale, mask value, special ids, joiner.
-            ..Self::en_zh(src_vocab_size, tgt_vocab_size)
-        }
-    }
-
     /// The special-token ids.
     pub fn special_ids(&self) -> SpecialIds {
         SpecialIds {
@@ -280,6 +233,20 @@ impl ModelConfig {
     /// Target ids a translation never contains, so decoding never chooses them: `<pad>`, `<s>`.
     pub fn never_generated(&self) -> [u32; 2] {
         [self.pad_id, self.bos_id]
+    }
+
+    /// The one rule for fitting source ids into `max_len`: the first `max_len - 1` of `ids`,
+    /// then `</s>`. The session cuts what the page shows with it (and notes the cut), evaluation
+    /// measures that same input, and training drops a pair it would cut.
+    pub fn fit_source(&self, ids: &[u32]) -> FittedSource {
+        let kept = ids.len().min(self.max_len.saturating_sub(1));
+        let mut fitted = ids[..kept].to_vec();
+        fitted.push(self.eos_id);
+        FittedSource {
+            ids: fitted,
+            kept,
+            total: ids.len(),
+        }
     }
 
     /// Heads of each encoder self-attention.
@@ -317,118 +284,7 @@ impl ModelConfig {
 
     /// Serialize as pretty JSON.
     pub fn to_json(&self) -> Result<String> {
-        serde_json::to_string_pretty(self).map_err(|e| Error::Json(e.to_string()))
-    }
-
-    /// Check every field against the ranges this program accepts.
-    pub fn validate(&self) -> Result<()> {
-        fn range(
-            field: &'static str,
-            value: usize,
-            lo: usize,
-            hi: usize,
-            expected: &'static str,
-        ) -> Result<()> {
-            if value < lo || value > hi {
-                return Err(Error::ConfigRange {
-                    field,
-                    value: value.to_string(),
-                    expected,
-                });
-            }
-            Ok(())
-        }
-        range("d_model", self.d_model, 2, MAX_WIDTH, "2..=4096")?;
-        for (field, heads) in [
-            ("n_heads", self.n_heads),
-            ("n_decoder_heads", self.decoder_heads()),
-        ] {
-            range(field, heads, 1, self.d_model, "1..=d_model")?;
-            if !self.d_model.is_multiple_of(heads) {
-                return Err(Error::ConfigRange {
-                    field,
-                    value: heads.to_string(),
-                    expected: "a divisor of d_model",
-                });
-            }
-        }
-        range(
-            "n_encoder_layers",
-            self.n_encoder_layers,
-            1,
-            MAX_LAYERS,
-            "1..=24",
-        )?;
-        range(
-            "n_decoder_layers",
-            self.n_decoder_layers,
-            1,
-            MAX_LAYERS,
-            "1..=24",
-        )?;
-        range("d_ff", self.d_ff, 1, 4 * MAX_WIDTH, "1..=16384")?;
-        range(
-            "d_ff_decoder",
-            self.decoder_d_ff(),
-            1,
-            4 * MAX_WIDTH,
-            "1..=16384",
-        )?;
-        range("max_len", self.max_len, 2, MAX_LEN, "2..=1024")?;
-        range(
-            "src_vocab_size",
-            self.src_vocab_size,
-            4,
-            MAX_VOCAB,
-            "4..=200000",
-        )?;
-        range(
-            "tgt_vocab_size",
-            self.tgt_vocab_size,
-            4,
-            MAX_VOCAB,
-            "4..=200000",
-        )?;
-        if !(self.layer_norm_eps.is_finite()
-            && self.layer_norm_eps > 0.0
-            && self.layer_norm_eps < 1.0)
-        {
-            return Err(Error::ConfigRange {
-                field: "layer_norm_eps",
-                value: self.layer_norm_eps.to_string(),
-                expected: "0 < eps < 1",
-            });
-        }
-        if !(self.dropout.is_finite() && (0.0..1.0).contains(&self.dropout)) {
-            return Err(Error::ConfigRange {
-                field: "dropout",
-                value: self.dropout.to_string(),
-                expected: "0 <= dropout < 1",
-            });
-        }
-        if !(self.mask_value.is_finite() && self.mask_value <= -1e4) {
-            return Err(Error::ConfigRange {
-                field: "mask_value",
-                value: self.mask_value.to_string(),
-                expected: "a finite value <= -1e4",
-            });
-        }
-        let smallest_vocab = self.src_vocab_size.min(self.tgt_vocab_size);
-        for (field, id) in [
-            ("pad_id", self.pad_id),
-            ("unk_id", self.unk_id),
-            ("bos_id", self.bos_id),
-            ("eos_id", self.eos_id),
-        ] {
-            if id as usize >= smallest_vocab {
-                return Err(Error::ConfigRange {
-                    field,
-                    value: id.to_string(),
-                    expected: "an id inside both vocabularies",
-                });
-            }
-        }
-        Ok(())
+        Ok(serde_json::to_string_pretty(self)?)
     }
 }
 

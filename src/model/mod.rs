@@ -11,6 +11,8 @@ pub mod config;
 mod layers;
 pub mod masks;
 pub mod positional;
+mod presets;
+mod validate;
 
 pub use attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention, Probe};
 pub use layers::{
@@ -173,7 +175,7 @@ impl Transformer {
 
     /// The embedding and the first `layers` encoder layers, keeping the probed layer's raw
     /// scores: the output of the last layer run, each layer's attention and the padding mask.
-    fn run_encoder(
+    pub(crate) fn run_encoder(
         &self,
         src: Tensor<2, Int>,
         probe: Option<Probe>,
@@ -255,7 +257,7 @@ impl Transformer {
     }
 
     /// The first `layers` decoder layers over a whole target prefix, with the causal mask.
-    fn run_prefix(
+    pub(crate) fn run_prefix(
         &self,
         tgt: Tensor<2, Int>,
         cross: &[KeyValue],

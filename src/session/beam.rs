@@ -75,6 +75,39 @@ pub fn length_penalty(len: usize, alpha: f64) -> f64 {
     ((5.0 + len as f64) / 6.0).powf(alpha)
 }
 
+/// One extension of a live hypothesis: (its index, the token, the token's log p, the new
+/// total log p).
+type Extension = (usize, u32, f64, f64);
+
+/// Each live hypothesis's `width` most probable extensions (never-generated tokens ruled
+/// out), and which of all of them the beam keeps: the `width` best totals.
+fn extensions(
+    live: &[Live],
+    rows: &[Vec<f64>],
+    never: &[u32],
+    width: usize,
+) -> (Vec<Extension>, Vec<bool>) {
+    let mut candidates = vec![];
+    for (k, (hypothesis, row)) in live.iter().zip(rows).enumerate() {
+        let mut row = row.clone();
+        rule_out(&mut row, never, f64::NEG_INFINITY);
+        let as_f32: Vec<f32> = row.iter().map(|&l| l as f32).collect();
+        for id in top_k(&as_f32, width) {
+            if row[id].is_finite() {
+                candidates.push((k, id as u32, row[id], hypothesis.log_prob + row[id]));
+            }
+        }
+    }
+    // Stable: equal scores keep the order of their parents and tokens.
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by(|&a, &b| candidates[b].3.total_cmp(&candidates[a].3));
+    let mut kept = vec![false; candidates.len()];
+    for &i in order.iter().take(width) {
+        kept[i] = true;
+    }
+    (candidates, kept)
+}
+
 struct Live {
     ids: Vec<u32>,
     log_prob: f64,
@@ -120,27 +153,7 @@ impl Session {
             let rows = self
                 .next_log_probs(&src_ids.repeat(live.len()), &prefixes, live.len())
                 .await?;
-            let mut candidates = vec![];
-            for (k, (hypothesis, row)) in live.iter().zip(&rows).enumerate() {
-                let mut row = row.clone();
-                rule_out(&mut row, &never, f64::NEG_INFINITY);
-                let as_f32: Vec<f32> = row.iter().map(|&l| l as f32).collect();
-                for id in top_k(&as_f32, width) {
-                    if row[id].is_finite() {
-                        candidates.push((k, id as u32, row[id], hypothesis.log_prob + row[id]));
-                    }
-                }
-            }
-            // Stable: equal scores keep the order of their parents and tokens.
-            let mut order: Vec<usize> = (0..candidates.len()).collect();
-            order.sort_by(|&a, &b| candidates[b].3.total_cmp(&candidates[a].3));
-            let kept: Vec<bool> = {
-                let mut kept = vec![false; candidates.len()];
-                for &i in order.iter().take(width) {
-                    kept[i] = true;
-                }
-                kept
-            };
+            let (candidates, kept) = extensions(&live, &rows, &never, width);
             let mut next = vec![];
             for (i, &(k, id, log_prob, score)) in candidates.iter().enumerate() {
                 let node = nodes.len();

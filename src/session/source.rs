@@ -1,5 +1,8 @@
 //! From typed text to source ids: tokenizing, and cutting input that is longer than the model
-//! reads (keeping room for `</s>`) with a note of where the cut falls.
+//! reads (keeping room for `</s>`, [`ModelConfig::fit_source`]) with a note of where the cut
+//! falls.
+//!
+//! [`ModelConfig::fit_source`]: crate::model::config::ModelConfig::fit_source
 
 use super::Session;
 use crate::error::{Error, Result};
@@ -12,13 +15,14 @@ impl Session {
         if encoded.ids.is_empty() {
             return Err(Error::EmptyInput);
         }
-        let room = self.loaded.config.max_len - 1;
-        let total = encoded.ids.len();
-        let truncation = (total > room).then(|| {
-            let cut_at_byte = encoded.spans[room].0;
+        let eos = self.loaded.config.eos_id;
+        let fitted = self.loaded.config.fit_source(&encoded.ids);
+        let keep = fitted.kept;
+        let truncation = fitted.is_cut().then(|| {
+            let cut_at_byte = encoded.spans[keep].0;
             Truncation {
-                total_tokens: total,
-                kept_tokens: room,
+                total_tokens: fitted.total,
+                kept_tokens: keep,
                 cut_at_byte,
                 cut_at_char: text
                     .get(..cut_at_byte)
@@ -26,12 +30,9 @@ impl Session {
                     .unwrap_or(0),
             }
         });
-        let keep = total.min(room);
-        let eos = self.loaded.config.eos_id;
-        let mut ids = encoded.ids[..keep].to_vec();
+        let ids = fitted.ids;
         let mut tokens = encoded.tokens[..keep].to_vec();
         let mut unknown = encoded.unknown[..keep].to_vec();
-        ids.push(eos);
         tokens.push(self.target_text(eos));
         unknown.push(false);
         Ok(Source {

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::config::ModelConfig;
 use crate::model::masks::Mask;
 use crate::model::Probe;
-use crate::trace::{AttentionKind, Floats};
+use crate::trace::{AttentionKind, AttentionStack, Floats};
 
 /// Which head a view looks at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,6 +210,19 @@ pub fn mean_row_entropy(weights: &[f32], cols: usize) -> f32 {
     } else {
         rows.iter().sum::<f32>() / rows.len() as f32
     }
+}
+
+/// Mean row entropy of each layer's attention, averaged over its heads.
+pub fn layer_entropy(stack: &AttentionStack) -> Vec<f32> {
+    (0..stack.layers)
+        .map(|layer| {
+            let heads = stack.heads.max(1) as f32;
+            (0..stack.heads)
+                .map(|head| mean_row_entropy(stack.matrix(layer, head), stack.keys))
+                .sum::<f32>()
+                / heads
+        })
+        .collect()
 }
 
 #[cfg(test)]
