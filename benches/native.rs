@@ -110,10 +110,18 @@ fn main() {
         profile(&root, &stage);
         return;
     }
+    decode_table(&root);
+    cached_step_table(&root);
+    answer_table(&root);
+    snapshot_table(&root);
+}
+
+/// Encode, one step, greedy decode and a full re-decode, by source length.
+fn decode_table(root: &std::path::Path) {
     println!("| model | src tokens | out tokens | encode ms (median/p95) | one step ms | greedy decode ms | full re-decode ms | step / re-decode |");
     println!("|---|---|---|---|---|---|---|---|");
     for model in ["en-zh", "date-iso"] {
-        let mut session = shipped(&root, model);
+        let mut session = shipped(root, model);
         for n in [8, 16, 32, 64] {
             if n > session.config().max_len {
                 continue;
@@ -135,12 +143,15 @@ fn main() {
             );
         }
     }
-    // A cached step against a full re-decode with 32 tokens already in the output (forced).
+}
+
+/// A cached step against a full re-decode with 32 tokens already in the output (forced).
+fn cached_step_table(root: &std::path::Path) {
     println!();
     println!("| model | output prefix | one cached step ms (median/p95) | full re-decode of the prefix ms | step / re-decode |");
     println!("|---|---|---|---|---|");
     for model in ["en-zh", "date-iso"] {
-        let mut session = shipped(&root, model);
+        let mut session = shipped(root, model);
         let prefix_len = 32.min(session.config().max_len - 2);
         let text = sentence(&session, model, 16);
         block_on(session.start(&text)).unwrap();
@@ -158,14 +169,17 @@ fn main() {
             step.0 / full.0
         );
     }
-    // What one answer of the page costs after a greedy translation (the wasm `answer()`): the
-    // focused head's stages (the page's default focus, cross-attention layer 0 head 0), the
-    // analysis, and the answer serialised (JSON here; the page converts it to a JS object).
+}
+
+/// What one answer of the page costs after a greedy translation (the wasm `answer()`): the
+/// focused head's stages (the page's default focus, cross-attention layer 0 head 0), the
+/// analysis, and the answer serialised (JSON here; the page converts it to a JS object).
+fn answer_table(root: &std::path::Path) {
     println!();
     println!("| model | src tokens | out tokens | stages ms (median/p95) | analysis ms | answer as JSON ms |");
     println!("|---|---|---|---|---|---|");
     for model in ["en-zh", "date-iso"] {
-        let mut session = shipped(&root, model);
+        let mut session = shipped(root, model);
         let text = sentence(&session, model, 32);
         block_on(session.translate(&text)).unwrap();
         let focus = Focus {
@@ -198,8 +212,11 @@ fn main() {
             json.1
         );
     }
-    // Switching to a training snapshot: only the weights replaced, against loading the whole
-    // model folder again (date-iso, which ships a timeline).
+}
+
+/// Switching to a training snapshot: only the weights replaced, against loading the whole
+/// model folder again (date-iso, which ships a timeline).
+fn snapshot_table(root: &std::path::Path) {
     println!();
     println!(
         "| model | replace weights ms (median/p95) | load the whole model ms | replace / load |"

@@ -1,0 +1,115 @@
+//! Loading a model and decoding a text as the decoding options say (greedy, sampled, from a
+//! prefix, beam search, with a training snapshot's weights).
+
+use std::path::{Path, PathBuf};
+
+use burn::tensor::Device;
+use clap::Args;
+
+use crate::files::folder::{read_file, ModelFolder};
+use crate::files::timeline::{Snapshot, Timeline, TIMELINE_FILE};
+use crate::session::sampling::Sampling;
+use crate::session::{BeamSearch, Focus};
+use crate::trace::AttentionKind;
+use crate::{block_on, Error, Result, Session};
+
+#[derive(Args)]
+pub(super) struct Decode {
+    /// Model folder (config.json, model.safetensors, src_tokenizer.json, tgt_tokenizer.json).
+    #[arg(long, default_value = "models/en-zh")]
+    pub(super) model: PathBuf,
+    /// Sample with this temperature instead of greedy decoding.
+    #[arg(long)]
+    pub(super) temperature: Option<f32>,
+    /// With --temperature: sample among the k most probable tokens.
+    #[arg(long, default_value_t = 5)]
+    pub(super) top_k: usize,
+    /// With --temperature: the generator's seed.
+    #[arg(long, default_value_t = 0)]
+    pub(super) seed: u64,
+    /// Continue from this output prefix instead of starting empty.
+    #[arg(long)]
+    pub(super) prefix: Option<String>,
+    /// Decode with beam search of this width (1–8) instead of greedily; the output is the best
+    /// hypothesis.
+    #[arg(long, value_name = "WIDTH")]
+    pub(super) beam: Option<usize>,
+    /// With --beam: α of the length penalty ((5 + len) / 6)^α.
+    #[arg(long, default_value_t = 1.0)]
+    pub(super) length_penalty: f64,
+    /// Use the training snapshot taken at this step (see `timeline`) instead of the final weights.
+    #[arg(long)]
+    pub(super) checkpoint: Option<usize>,
+    /// The text to translate.
+    pub(super) text: String,
+}
+
+/// A model folder's `timeline.json`.
+pub(super) fn read_timeline(model: &Path) -> Result<Timeline> {
+    let bytes = read_file(&model.join(TIMELINE_FILE))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| Error::NotUtf8 {
+        file: TIMELINE_FILE,
+        message: e.to_string(),
+    })?;
+    Timeline::from_json(text)
+}
+
+/// A training snapshot's weights.
+pub(super) fn read_snapshot(model: &Path, snapshot: &Snapshot) -> Result<Vec<u8>> {
+    read_file(&model.join(&snapshot.file))
+}
+
+/// The model folder loaded as asked: a snapshot's weights, sampling settings.
+pub(super) fn session(decode: &Decode) -> Result<Session> {
+    let folder = ModelFolder::read(&decode.model)?;
+    let mut session = Session::load(folder.files(), Device::flex())?;
+    if let Some(step) = decode.checkpoint {
+        let timeline = read_timeline(&decode.model)?;
+        let bytes = read_snapshot(&decode.model, timeline.at(step)?)?;
+        session.replace_weights(&bytes)?;
+    }
+    if let Some(temperature) = decode.temperature {
+        session.set_sampling(Sampling::Sample {
+            temperature,
+            top_k: decode.top_k,
+            seed: decode.seed,
+        })?;
+    }
+    Ok(session)
+}
+
+/// Decode the text as asked; returns the beam search when there was one.
+pub(super) fn decode(session: &mut Session, decode: &Decode) -> Result<Option<BeamSearch>> {
+    block_on(async {
+        session.start(&decode.text).await?;
+        if let Some(width) = decode.beam {
+            let search = session.beam(width, decode.length_penalty).await?;
+            let best = search
+                .finals
+                .first()
+                .ok_or(Error::Invariant("a beam search without a hypothesis"))?;
+            session.force_ids(&best.ids.clone()).await?;
+            return Ok(Some(search));
+        }
+        if let Some(prefix) = &decode.prefix {
+            session.set_prefix(prefix).await?;
+        }
+        session.run_to_end().await?;
+        Ok(None)
+    })
+}
+
+/// `cross:1:2` → the focus (Cross, 1, 2).
+pub(super) fn parse_focus(spec: &str) -> Result<Focus> {
+    let bad = || {
+        Error::Usage(format!("--stages {spec:?}: expected KIND:LAYER:HEAD, KIND one of encoderSelf, decoderSelf, cross"))
+    };
+    let mut parts = spec.split(':');
+    let kind = parts
+        .next()
+        .and_then(AttentionKind::parse)
+        .ok_or_else(bad)?;
+    let layer = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+    let head = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
+    Ok(Focus { kind, layer, head })
+}

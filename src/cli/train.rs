@@ -1,0 +1,134 @@
+//! `train` and `eval`: rebuild a shipped model from its recipe, or measure a model folder on
+//! its held-out sets.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::files::folder::ModelFolder;
+use crate::train::evaluate::{evaluate_with, Decoding};
+use crate::train::recipes::{self, RecipeOptions};
+use crate::train::sets::heldout_for;
+use crate::{Error, ModelConfig, Result};
+
+/// The arguments of `attnscope train`.
+#[derive(Args)]
+pub(super) struct TrainArgs {
+    /// `date-iso`, `en-zh` or `zh-en`.
+    recipe: String,
+    /// Output model folder.
+    #[arg(long)]
+    out: PathBuf,
+    /// Folder with tatoeba/tatoeba.tsv and en-zh/hsk.tsv (en-zh, zh-en).
+    #[arg(long, default_value = "data")]
+    data: PathBuf,
+    /// Training seed.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Override the number of epochs.
+    #[arg(long)]
+    epochs: Option<usize>,
+    /// Stop after this many minutes.
+    #[arg(long)]
+    minutes: Option<f64>,
+    /// Checkpoint after every epoch into OUT/checkpoint/, and resume from one found there.
+    #[arg(long)]
+    resume: bool,
+    /// Stop after this many epochs (with --resume: continue later where it stopped).
+    #[arg(long)]
+    stop_after_epochs: Option<usize>,
+    /// en-zh, zh-en: train with (true) or without (false) the 1,500 generated grammar
+    /// sentences, instead of the recipe's choice (en-zh without, zh-en with).
+    #[arg(long)]
+    grammar: Option<bool>,
+}
+
+/// The arguments of `attnscope eval`.
+#[derive(Args)]
+pub(super) struct EvalArgs {
+    /// Model folder.
+    #[arg(long)]
+    model: PathBuf,
+    /// Folder with tatoeba/tatoeba.tsv and en-zh/hsk.tsv (en-zh, zh-en).
+    #[arg(long, default_value = "data")]
+    data: PathBuf,
+    /// Also write every held-out translation to this TSV (set, source, reference, output).
+    #[arg(long)]
+    dump: Option<PathBuf>,
+    /// Decode with the page's beam search of this width (1–8) instead of greedily; the
+    /// shipped `metrics.json` figures are greedy.
+    #[arg(long)]
+    beam: Option<usize>,
+    /// The beam's length penalty α, `((5 + len) / 6)^α` (the page's default).
+    #[arg(long, default_value_t = 1.0)]
+    alpha: f64,
+}
+
+/// Train one of the shipped models from scratch and print its metrics.
+pub(super) fn train(args: TrainArgs) -> Result<()> {
+    let TrainArgs {
+        recipe,
+        out,
+        data,
+        seed,
+        epochs,
+        minutes,
+        resume,
+        stop_after_epochs,
+        grammar,
+    } = args;
+    let options = RecipeOptions {
+        seed,
+        epochs,
+        minutes,
+        progress: true,
+        checkpoints: resume,
+        stop_after_epochs,
+        grammar,
+    };
+    let metrics = match recipe.as_str() {
+        "date-iso" => recipes::build_date_iso(&data, &out, &options)?,
+        "en-zh" => recipes::build_en_zh(&data, &out, &options)?,
+        "zh-en" => recipes::build_zh_en(&data, &out, &options)?,
+        other => {
+            return Err(Error::Usage(format!(
+                "unknown recipe {other:?}: use date-iso, en-zh or zh-en"
+            )))
+        }
+    };
+    println!("{}", serde_json::to_string_pretty(&metrics)?);
+    Ok(())
+}
+
+/// Evaluate a model folder on its held-out sets (by the model's name) and print the metrics;
+/// with `--dump`, also write every translation.
+pub(super) fn eval(args: EvalArgs) -> Result<()> {
+    let EvalArgs {
+        model,
+        data,
+        dump,
+        beam,
+        alpha,
+    } = args;
+    let folder = ModelFolder::read(&model)?;
+    let name = ModelConfig::from_json(&String::from_utf8_lossy(&folder.config))?.name;
+    let heldout = heldout_for(&name, &data)?;
+    let decoding = match beam {
+        Some(width) => Decoding::Beam { width, alpha },
+        None => Decoding::Greedy,
+    };
+    let metrics = evaluate_with(&model, &heldout, decoding)?;
+    if let Some(path) = dump {
+        let mut text = String::from("set\tsource\treference\toutput\n");
+        for row in &metrics.outputs {
+            text.push_str(&row.join("\t"));
+            text.push('\n');
+        }
+        std::fs::write(&path, text).map_err(|e| Error::Io {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+    }
+    println!("{}", serde_json::to_string_pretty(&metrics)?);
+    Ok(())
+}
