@@ -154,131 +154,165 @@ export function svgContext(width, height) {
   const out = figure(width, height);
   const defs = svgElement('defs');
   out.svg.append(defs);
-  let path = [];
-  let current = {
-    fillStyle: '#000',
-    strokeStyle: '#000',
-    lineWidth: 1,
-    font: `10px ${FONT_FAMILY}`,
-    textAlign: 'start',
-    textBaseline: 'alphabetic',
-    globalAlpha: 1,
-    matrix: IDENTITY,
-    clip: null,
+  const pen = {
+    out,
+    defs,
+    path: [], // the current path's segments, as path data
+    current: {
+      fillStyle: '#000',
+      strokeStyle: '#000',
+      lineWidth: 1,
+      font: `10px ${FONT_FAMILY}`,
+      textAlign: 'start',
+      textBaseline: 'alphabetic',
+      globalAlpha: 1,
+      matrix: IDENTITY,
+      clip: null,
+    },
+    saved: [], // the states save() kept
   };
-  const stack = [];
-  const point = (x, y) => {
-    const [a, b, c, d, e, f] = current.matrix;
-    return [round(a * x + c * y + e), round(b * x + d * y + f)];
-  };
-  const scale = () => Math.sqrt(Math.abs(current.matrix[0] * current.matrix[3] - current.matrix[1] * current.matrix[2]));
-
-  function add(node) {
-    if (current.globalAlpha < 1) node.setAttribute('opacity', String(round(current.globalAlpha * 1000) / 1000));
-    if (current.clip) {
-      // The clip's path is in figure coordinates: a group without a transform applies it there.
-      const group = svgElement('g', { 'clip-path': `url(#${current.clip})` });
-      group.append(node);
-      out.svg.append(group);
-    } else {
-      out.svg.append(node);
-    }
-    return node;
-  }
-
   const ctx = {
     figure: out,
     canvas: { width, height },
     imageSmoothingEnabled: false,
+    ...stateMethods(pen),
+    ...pathMethods(pen),
+    ...paintMethods(pen),
+  };
+  // The drawing state a 2D context exposes as plain properties, kept per save()/restore().
+  for (const key of ['fillStyle', 'strokeStyle', 'lineWidth', 'font', 'textAlign', 'textBaseline', 'globalAlpha']) {
+    Object.defineProperty(ctx, key, {
+      get: () => pen.current[key],
+      set: (value) => {
+        pen.current[key] = value;
+      },
+      enumerable: true,
+    });
+  }
+  return ctx;
+}
+
+/** (x, y) through the current transform, rounded. */
+function point({ current }, x, y) {
+  const [a, b, c, d, e, f] = current.matrix;
+  return [round(a * x + c * y + e), round(b * x + d * y + f)];
+}
+
+/** How much the current transform scales lengths. */
+const scaleOf = ({ current }) => Math.sqrt(Math.abs(current.matrix[0] * current.matrix[3] - current.matrix[1] * current.matrix[2]));
+
+/** Add `node` to the figure, with the current opacity and clip. */
+function add({ out, current }, node) {
+  if (current.globalAlpha < 1) node.setAttribute('opacity', String(round(current.globalAlpha * 1000) / 1000));
+  if (current.clip) {
+    // The clip's path is in figure coordinates: a group without a transform applies it there.
+    const group = svgElement('g', { 'clip-path': `url(#${current.clip})` });
+    group.append(node);
+    out.svg.append(group);
+  } else {
+    out.svg.append(node);
+  }
+  return node;
+}
+
+/** save/restore and the transforms. */
+function stateMethods(pen) {
+  return {
     save() {
-      stack.push({ ...current });
+      pen.saved.push({ ...pen.current });
     },
     restore() {
-      if (stack.length) current = stack.pop();
+      if (pen.saved.length) pen.current = pen.saved.pop();
     },
     setTransform(a = 1, b = 0, c = 0, d = 1, e = 0, f = 0) {
-      current.matrix = [a, b, c, d, e, f];
+      pen.current.matrix = [a, b, c, d, e, f];
     },
     translate(x, y) {
-      current.matrix = multiply(current.matrix, [1, 0, 0, 1, x, y]);
+      pen.current.matrix = multiply(pen.current.matrix, [1, 0, 0, 1, x, y]);
     },
     rotate(angle) {
       const cos = Math.cos(angle);
       const sin = Math.sin(angle);
-      current.matrix = multiply(current.matrix, [cos, sin, -sin, cos, 0, 0]);
+      pen.current.matrix = multiply(pen.current.matrix, [cos, sin, -sin, cos, 0, 0]);
     },
     scale(x, y) {
-      current.matrix = multiply(current.matrix, [x, 0, 0, y, 0, 0]);
+      pen.current.matrix = multiply(pen.current.matrix, [x, 0, 0, y, 0, 0]);
     },
     clearRect() {
       // A figure starts empty; painting never needs to erase.
     },
+  };
+}
+
+/** The path: its segments, in figure coordinates. */
+function pathMethods(pen) {
+  const at = (x, y) => point(pen, x, y);
+  return {
     beginPath() {
-      path = [];
+      pen.path = [];
     },
     moveTo(x, y) {
-      path.push(`M${point(x, y).join(',')}`);
+      pen.path.push(`M${at(x, y).join(',')}`);
     },
     lineTo(x, y) {
-      path.push(`L${point(x, y).join(',')}`);
+      pen.path.push(`L${at(x, y).join(',')}`);
     },
     closePath() {
-      path.push('Z');
+      pen.path.push('Z');
     },
     rect(x, y, w, h) {
-      path.push(`M${point(x, y)}L${point(x + w, y)}L${point(x + w, y + h)}L${point(x, y + h)}Z`);
+      pen.path.push(`M${at(x, y)}L${at(x + w, y)}L${at(x + w, y + h)}L${at(x, y + h)}Z`);
     },
     arc(x, y, r, start, end) {
       // Whole circles are all the views draw: two half arcs.
-      const [cx, cy] = point(x, y);
-      const radius = round(r * scale());
+      const [cx, cy] = at(x, y);
+      const radius = round(r * scaleOf(pen));
       if (Math.abs(end - start) >= 2 * Math.PI - 1e-6) {
-        path.push(`M${round(cx - radius)},${cy}a${radius},${radius} 0 1,0 ${2 * radius},0a${radius},${radius} 0 1,0 ${-2 * radius},0`);
+        pen.path.push(`M${round(cx - radius)},${cy}a${radius},${radius} 0 1,0 ${2 * radius},0a${radius},${radius} 0 1,0 ${-2 * radius},0`);
       } else {
-        const [x0, y0] = point(x + r * Math.cos(start), y + r * Math.sin(start));
-        const [x1, y1] = point(x + r * Math.cos(end), y + r * Math.sin(end));
+        const [x0, y0] = at(x + r * Math.cos(start), y + r * Math.sin(start));
+        const [x1, y1] = at(x + r * Math.cos(end), y + r * Math.sin(end));
         const large = (end - start) % (2 * Math.PI) > Math.PI ? 1 : 0;
-        path.push(`M${x0},${y0}A${radius},${radius} 0 ${large},1 ${x1},${y1}`);
+        pen.path.push(`M${x0},${y0}A${radius},${radius} 0 ${large},1 ${x1},${y1}`);
       }
-    },
-    stroke() {
-      if (!path.length) return;
-      add(
-        svgElement('path', {
-          d: path.join(''),
-          fill: 'none',
-          stroke: current.strokeStyle,
-          'stroke-width': round(current.lineWidth * scale()),
-        }),
-      );
-    },
-    fill() {
-      if (!path.length) return;
-      add(svgElement('path', { d: path.join(''), fill: current.fillStyle }));
     },
     clip() {
       const id = `clip${++made.clips}`;
       const clipPath = svgElement('clipPath', { id });
-      clipPath.append(svgElement('path', { d: path.join('') }));
-      defs.append(clipPath);
-      current.clip = id;
+      clipPath.append(svgElement('path', { d: pen.path.join('') }));
+      pen.defs.append(clipPath);
+      pen.current.clip = id;
+    },
+  };
+}
+
+/** What puts shapes and text in the figure. */
+function paintMethods(pen) {
+  const rectPath = (x, y, w, h) => {
+    const at = (px, py) => point(pen, px, py);
+    return `M${at(x, y)}L${at(x + w, y)}L${at(x + w, y + h)}L${at(x, y + h)}Z`;
+  };
+  const stroked = (d) => ({
+    d,
+    fill: 'none',
+    stroke: pen.current.strokeStyle,
+    'stroke-width': round(pen.current.lineWidth * scaleOf(pen)),
+  });
+  return {
+    stroke() {
+      if (pen.path.length) add(pen, svgElement('path', stroked(pen.path.join(''))));
+    },
+    fill() {
+      if (pen.path.length) add(pen, svgElement('path', { d: pen.path.join(''), fill: pen.current.fillStyle }));
     },
     fillRect(x, y, w, h) {
-      add(
-        svgElement('path', { d: `M${point(x, y)}L${point(x + w, y)}L${point(x + w, y + h)}L${point(x, y + h)}Z`, fill: current.fillStyle }),
-      );
+      add(pen, svgElement('path', { d: rectPath(x, y, w, h), fill: pen.current.fillStyle }));
     },
     strokeRect(x, y, w, h) {
-      add(
-        svgElement('path', {
-          d: `M${point(x, y)}L${point(x + w, y)}L${point(x + w, y + h)}L${point(x, y + h)}Z`,
-          fill: 'none',
-          stroke: current.strokeStyle,
-          'stroke-width': round(current.lineWidth * scale()),
-        }),
-      );
+      add(pen, svgElement('path', stroked(rectPath(x, y, w, h))));
     },
     fillText(text, x, y) {
+      const { current } = pen;
       const node = textEl(String(text), {
         x: round(x),
         y: round(y),
@@ -289,23 +323,12 @@ export function svgContext(width, height) {
       });
       if (current.matrix.some((v, i) => v !== IDENTITY[i]))
         node.setAttribute('transform', `matrix(${current.matrix.map(round).join(' ')})`);
-      add(node);
+      add(pen, node);
     },
     measureText(text) {
-      return measurer(current.font).measureText(text);
+      return measurer(pen.current.font).measureText(text);
     },
   };
-  // The drawing state a 2D context exposes as plain properties, kept per save()/restore().
-  for (const key of ['fillStyle', 'strokeStyle', 'lineWidth', 'font', 'textAlign', 'textBaseline', 'globalAlpha']) {
-    Object.defineProperty(ctx, key, {
-      get: () => current[key],
-      set: (value) => {
-        current[key] = value;
-      },
-      enumerable: true,
-    });
-  }
-  return ctx;
 }
 
 /** The XML text of a figure, ready to save as an .svg file. */

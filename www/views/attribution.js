@@ -26,19 +26,7 @@ const measureColour = (key) => theme()[{ occlusion: 'accent', attention: 'link',
 
 /** `fetch(row)`: resolves to the worker's attribution of decoder row `row`, or null when stale. */
 export function createAttribution(container, { fetch }) {
-  const rowSelect = el('select');
-  const controls = el(
-    'div',
-    { className: 'row' },
-    el('label', {}, el('span', { i18n: 'attribution.outputToken' }), ' ', rowSelect),
-    el('span', { className: 'muted', i18n: 'attribution.orClick' }),
-  );
-  const status = el('p', { className: 'muted' });
-  const grid = el('div', { className: 'attr-grid' });
-  const scroll = el('div', { className: 'attr-scroll' }, grid);
-  const spearman = el('p', { className: 'attr-spearman' });
-  const note = el('p', { className: 'explain', i18n: 'attribution.disagreement' });
-  container.replaceChildren(controls, status, scroll, spearman, note);
+  const { rowSelect, status, grid, scroll, spearman } = elements(container);
 
   let trace = null;
   let row = 0;
@@ -91,45 +79,7 @@ export function createAttribution(container, { fetch }) {
   }
 
   function draw(shownTrace, attribution) {
-    const tokens = shownTrace.srcTokens;
-    status.textContent = t('attribution.why', { token: attribution.token, index: attribution.row + 1 });
-    grid.style.gridTemplateColumns = `minmax(9em, max-content) repeat(${tokens.length}, minmax(46px, max-content))`;
-    headerCells = tokens.map((token, j) => el('div', { className: 'attr-token token', text: token, data: { index: j } }));
-    const children = [el('div', { className: 'attr-label', text: t('rollout.sourceToken') }), ...headerCells];
-    for (const [key, label, signed] of MEASURES) {
-      const values = attribution[key];
-      let scale = 0;
-      for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
-      children.push(el('div', { className: 'attr-label', text: t(label) }));
-      values.forEach((v, j) => {
-        const fill = el('i', { className: v < 0 ? 'negative' : '' });
-        const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
-        fill.style.height = `${(signed ? 50 : 100) * share}%`;
-        children.push(
-          el(
-            'div',
-            {
-              className: 'attr-cell',
-              title: t('attribution.cellTitle', { measure: t(`attribution.${key}`), token: tokens[j], value: v }),
-              data: { measure: key, index: j, value: v },
-            },
-            el('div', { className: signed ? 'attr-bar signed' : 'attr-bar' }, fill),
-            el('span', { className: 'attr-value', text: formatValue(v) }),
-          ),
-        );
-      });
-    }
-    grid.replaceChildren(...children);
-    spearman.replaceChildren(
-      rho('spearman-attention', t('attribution.rhoAttention'), attribution.spearmanAttention),
-      document.createTextNode(' · '),
-      rho('spearman-rollout', t('attribution.rhoRollout'), attribution.spearmanRollout),
-      document.createTextNode(t('attribution.spearman')),
-    );
-  }
-
-  function rho(id, label, value) {
-    return el('span', { text: `${label} = ${value.toFixed(3)}`, data: { coefficient: id, value } });
+    headerCells = drawGrid({ status, grid, spearman }, shownTrace.srcTokens, attribution);
   }
 
   /** Show `next` (a trace): keeps the picked output token while the new trace has it. */
@@ -176,57 +126,12 @@ export function createAttribution(container, { fetch }) {
     { rootMargin: '200px 0px' },
   ).observe(container);
 
-  // A source token here is the same token everywhere else on the page.
-  grid.addEventListener('mouseover', (event) => {
-    const cell = event.target.closest?.('[data-index]');
-    if (cell) hover([{ side: 'src', index: Number(cell.dataset.index) }], 'attribution');
-  });
-  grid.addEventListener('mouseleave', () => hover(null, 'attribution'));
-  onHover((detail) => {
-    const lit = hoveredOn(detail, 'src');
-    headerCells.forEach((cell, j) => {
-      cell.classList.toggle('lit', lit.has(j));
-    });
-  });
+  wireHover(grid, () => headerCells);
 
   /** The three rows of bars as drawn, as a vector figure; null while none is shown. */
   function figure() {
     if (!shownFor || !shownResult || scroll.hidden) return null;
-    const tokens = shownFor.trace.srcTokens;
-    const labelWidth = 300;
-    const column = 56;
-    const rowHeight = 76;
-    const ctx = svgContext(labelWidth + tokens.length * column, 48 + MEASURES.length * rowHeight);
-    ctx.font = '12px system-ui, sans-serif';
-    ctx.fillStyle = theme().text;
-    ctx.fillText(status.textContent.split(':')[0], 0, 14);
-    ctx.textAlign = 'center';
-    tokens.forEach((token, j) => {
-      ctx.fillText(token, labelWidth + (j + 0.5) * column, 36);
-    });
-    MEASURES.forEach(([key, label, signed], m) => {
-      const values = shownResult[key];
-      const top = 48 + m * rowHeight;
-      const barHeight = signed ? 48 : 40;
-      let scale = 0;
-      for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'middle';
-      ctx.fillStyle = theme().muted;
-      ctx.fillText(t(label), 0, top + barHeight / 2);
-      values.forEach((v, j) => {
-        const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
-        const x = labelWidth + (j + 0.5) * column - 8;
-        const base = signed ? top + barHeight / 2 : top + barHeight;
-        const h = (signed ? barHeight / 2 : barHeight) * share;
-        ctx.fillStyle = v < 0 ? theme().error : measureColour(key);
-        ctx.fillRect(x, v < 0 ? base : base - h, 16, h);
-        ctx.fillStyle = theme().muted;
-        ctx.textAlign = 'center';
-        ctx.fillText(formatValue(v), x + 8, top + barHeight + 10);
-      });
-    });
-    return ctx.figure;
+    return attributionFigure(shownFor.trace.srcTokens, shownResult, status.textContent.split(':')[0]);
   }
 
   /** Draw the attribution on screen again (in another language). */
@@ -235,4 +140,127 @@ export function createAttribution(container, { fetch }) {
   }
 
   return { render, pick, figure, relabel };
+}
+
+/** The view's elements, in `container`: the output token's selector, the status, the grid, the correlations. */
+function elements(container) {
+  const rowSelect = el('select');
+  const controls = el(
+    'div',
+    { className: 'row' },
+    el('label', {}, el('span', { i18n: 'attribution.outputToken' }), ' ', rowSelect),
+    el('span', { className: 'muted', i18n: 'attribution.orClick' }),
+  );
+  const status = el('p', { className: 'muted' });
+  const grid = el('div', { className: 'attr-grid' });
+  const scroll = el('div', { className: 'attr-scroll' }, grid);
+  const spearman = el('p', { className: 'attr-spearman' });
+  const note = el('p', { className: 'explain', i18n: 'attribution.disagreement' });
+  container.replaceChildren(controls, status, scroll, spearman, note);
+  return { rowSelect, status, grid, scroll, spearman };
+}
+
+/** A source token here is the same token everywhere else on the page; `headerCells()` lights here. */
+function wireHover(grid, headerCells) {
+  grid.addEventListener('mouseover', (event) => {
+    const cell = event.target.closest?.('[data-index]');
+    if (cell) hover([{ side: 'src', index: Number(cell.dataset.index) }], 'attribution');
+  });
+  grid.addEventListener('mouseleave', () => hover(null, 'attribution'));
+  onHover((detail) => {
+    const lit = hoveredOn(detail, 'src');
+    headerCells().forEach((cell, j) => {
+      cell.classList.toggle('lit', lit.has(j));
+    });
+  });
+}
+
+/**
+ * The attribution of one output token in `grid` (a row of bars per measure over `tokens`), its
+ * heading in `status`, the rank correlations in `spearman`. Returns the header cells (the tokens).
+ */
+function drawGrid({ status, grid, spearman }, tokens, attribution) {
+  status.textContent = t('attribution.why', { token: attribution.token, index: attribution.row + 1 });
+  grid.style.gridTemplateColumns = `minmax(9em, max-content) repeat(${tokens.length}, minmax(46px, max-content))`;
+  const headerCells = tokens.map((token, j) => el('div', { className: 'attr-token token', text: token, data: { index: j } }));
+  const children = [el('div', { className: 'attr-label', text: t('rollout.sourceToken') }), ...headerCells];
+  for (const [key, label, signed] of MEASURES) {
+    const values = attribution[key];
+    const scale = largest(values);
+    children.push(el('div', { className: 'attr-label', text: t(label) }));
+    values.forEach((v, j) => {
+      const fill = el('i', { className: v < 0 ? 'negative' : '' });
+      const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
+      fill.style.height = `${(signed ? 50 : 100) * share}%`;
+      children.push(
+        el(
+          'div',
+          {
+            className: 'attr-cell',
+            title: t('attribution.cellTitle', { measure: t(`attribution.${key}`), token: tokens[j], value: v }),
+            data: { measure: key, index: j, value: v },
+          },
+          el('div', { className: signed ? 'attr-bar signed' : 'attr-bar' }, fill),
+          el('span', { className: 'attr-value', text: formatValue(v) }),
+        ),
+      );
+    });
+  }
+  grid.replaceChildren(...children);
+  spearman.replaceChildren(
+    rho('spearman-attention', t('attribution.rhoAttention'), attribution.spearmanAttention),
+    document.createTextNode(' · '),
+    rho('spearman-rollout', t('attribution.rhoRollout'), attribution.spearmanRollout),
+    document.createTextNode(t('attribution.spearman')),
+  );
+  return headerCells;
+}
+
+/** The largest finite |value|: a measure's bars are drawn to it. */
+function largest(values) {
+  let scale = 0;
+  for (const v of values) if (Number.isFinite(v)) scale = Math.max(scale, Math.abs(v));
+  return scale;
+}
+
+function rho(id, label, value) {
+  return el('span', { text: `${label} = ${value.toFixed(3)}`, data: { coefficient: id, value } });
+}
+
+/** The three rows of bars of `result` over `tokens` under `title`, as a vector figure. */
+function attributionFigure(tokens, result, title) {
+  const labelWidth = 300;
+  const column = 56;
+  const rowHeight = 76;
+  const colours = theme();
+  const ctx = svgContext(labelWidth + tokens.length * column, 48 + MEASURES.length * rowHeight);
+  ctx.font = '12px system-ui, sans-serif';
+  ctx.fillStyle = colours.text;
+  ctx.fillText(title, 0, 14);
+  ctx.textAlign = 'center';
+  tokens.forEach((token, j) => {
+    ctx.fillText(token, labelWidth + (j + 0.5) * column, 36);
+  });
+  MEASURES.forEach(([key, label, signed], m) => {
+    const values = result[key];
+    const top = 48 + m * rowHeight;
+    const barHeight = signed ? 48 : 40;
+    const scale = largest(values);
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    ctx.fillStyle = colours.muted;
+    ctx.fillText(t(label), 0, top + barHeight / 2);
+    values.forEach((v, j) => {
+      const share = scale ? Math.min(1, Math.abs(v) / scale) : 0;
+      const x = labelWidth + (j + 0.5) * column - 8;
+      const base = signed ? top + barHeight / 2 : top + barHeight;
+      const h = (signed ? barHeight / 2 : barHeight) * share;
+      ctx.fillStyle = v < 0 ? colours.error : measureColour(key);
+      ctx.fillRect(x, v < 0 ? base : base - h, 16, h);
+      ctx.fillStyle = colours.muted;
+      ctx.textAlign = 'center';
+      ctx.fillText(formatValue(v), x + 8, top + barHeight + 10);
+    });
+  });
+  return ctx.figure;
 }

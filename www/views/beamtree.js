@@ -50,6 +50,71 @@ function layout(nodes) {
 const short = (token) => ([...token].length > MAX_CHARS ? `${[...token].slice(0, MAX_CHARS - 1).join('')}…` : token);
 const logProb = (value) => value.toFixed(2).replace('-', '−');
 
+const columnX = (step) => PAD + (step + 1) * COLUMN; // column 0 is <s>
+const rowY = (row) => PAD + row * ROW;
+
+/** The edge into node `i` from its parent (or <s>), as path data. */
+function edgePath(beam, geometry, i) {
+  const anchorOut = (n) =>
+    n == null ? [PAD + NODE_W, rowY(0) + NODE_H / 2] : [columnX(beam.nodes[n].step) + NODE_W, rowY(geometry.rows[n]) + NODE_H / 2];
+  const [x0, y0] = anchorOut(beam.nodes[i].parent);
+  const x1 = columnX(beam.nodes[i].step);
+  const y1 = rowY(geometry.rows[i]) + NODE_H / 2;
+  const mid = (x0 + x1) / 2;
+  return `M${x0},${y0}C${mid},${y0} ${mid},${y1} ${x1},${y1}`;
+}
+
+/** Node `i`'s <g>: a box with its token and the path's log-prob, classed kept, pruned or finished. */
+function nodeGroup(beam, geometry, i) {
+  const node = beam.nodes[i];
+  const classes = ['beam-node', node.kept ? 'kept' : 'pruned'];
+  if (node.finished) classes.push('finished');
+  const g = svgElement('g', {
+    class: classes.join(' '),
+    transform: `translate(${columnX(node.step)},${rowY(geometry.rows[i])})`,
+    'data-node': i,
+  });
+  const token = svgElement('text', { x: 4, y: NODE_H - 5, class: 'token-text' });
+  token.textContent = short(node.token);
+  const score = svgElement('text', { x: NODE_W - 4, y: NODE_H - 5, 'text-anchor': 'end', class: 'score-text' });
+  score.textContent = logProb(node.score);
+  g.append(svgElement('rect', { width: NODE_W, height: NODE_H, rx: 3 }), token, score);
+  return g;
+}
+
+/** The finished hypotheses as table rows, best first; a click on one picks its node. */
+function finalsRows(finals, onPick) {
+  return finals.map((final, rank) => {
+    const tr = el('tr', { title: t('beam.rowTitle'), data: { node: final.node, rank } });
+    for (const text of [String(rank + 1), final.tokens.join(' '), logProb(final.logProb), logProb(final.score)]) {
+      tr.insertCell().textContent = text;
+    }
+    tr.cells[1].className = 'hypothesis';
+    tr.addEventListener('click', () => onPick(final.node));
+    return tr;
+  });
+}
+
+/** The tooltip of the node `g` (a node's <g>, or null) under the pointer `event`. */
+function showNodeTooltip(event, beam, g) {
+  if (!g) {
+    hideTooltip();
+    return;
+  }
+  const node = beam.nodes[Number(g.dataset.node)];
+  const state = t(node.finished ? 'beam.finished' : node.kept ? 'beam.kept' : 'beam.pruned');
+  showTooltip(
+    event,
+    t('beam.tooltip', {
+      step: node.step + 1,
+      token: node.token,
+      state,
+      token_logp: logProb(node.logProb),
+      path_logp: logProb(node.score),
+    }),
+  );
+}
+
 export function createBeamTree(container, { onPick }) {
   const summary = el('p', { className: 'muted' });
   const scroll = el('div', { className: 'beam-scroll' });
@@ -62,30 +127,7 @@ export function createBeamTree(container, { onPick }) {
   let pathLine = null; // the highlighted path's edges
   let geometry = null; // { rows }: where each node is drawn
 
-  const x = (step) => PAD + (step + 1) * COLUMN; // column 0 is <s>
-  const y = (row) => PAD + row * ROW;
-  const anchorOut = (i) =>
-    i == null ? [PAD + NODE_W, y(0) + NODE_H / 2] : [x(beam.nodes[i].step) + NODE_W, y(geometry.rows[i]) + NODE_H / 2];
-  const edge = (i) => {
-    const [x0, y0] = anchorOut(beam.nodes[i].parent);
-    const x1 = x(beam.nodes[i].step);
-    const y1 = y(geometry.rows[i]) + NODE_H / 2;
-    const mid = (x0 + x1) / 2;
-    return `M${x0},${y0}C${mid},${y0} ${mid},${y1} ${x1},${y1}`;
-  };
-
-  function nodeGroup(i) {
-    const node = beam.nodes[i];
-    const classes = ['beam-node', node.kept ? 'kept' : 'pruned'];
-    if (node.finished) classes.push('finished');
-    const g = svgElement('g', { class: classes.join(' '), transform: `translate(${x(node.step)},${y(geometry.rows[i])})`, 'data-node': i });
-    const token = svgElement('text', { x: 4, y: NODE_H - 5, class: 'token-text' });
-    token.textContent = short(node.token);
-    const score = svgElement('text', { x: NODE_W - 4, y: NODE_H - 5, 'text-anchor': 'end', class: 'score-text' });
-    score.textContent = logProb(node.score);
-    g.append(svgElement('rect', { width: NODE_W, height: NODE_H, rx: 3 }), token, score);
-    return g;
-  }
+  const edge = (i) => edgePath(beam, geometry, i);
 
   function render(next) {
     beam = next;
@@ -101,8 +143,8 @@ export function createBeamTree(container, { onPick }) {
       kept,
       pruned: nodes.length - kept,
     });
-    const width = x(geometry.columns) + PAD;
-    const height = y(geometry.height) + PAD;
+    const width = columnX(geometry.columns) + PAD;
+    const height = rowY(geometry.height) + PAD;
     const svg = svgElement('svg', { width, height, viewBox: `0 0 ${width} ${height}`, id: 'beam-tree', role: 'img' });
     // Edges first, in two paths (kept, pruned): thousands of <path> elements would slow the redraw.
     const keptEdges = [];
@@ -116,28 +158,20 @@ export function createBeamTree(container, { onPick }) {
       svgElement('path', { class: 'beam-edge kept', d: keptEdges.join('') }),
       pathLine,
     );
-    const root = svgElement('g', { class: 'beam-node root', transform: `translate(${PAD},${y(0)})` });
+    const root = svgElement('g', { class: 'beam-node root', transform: `translate(${PAD},${rowY(0)})` });
     const rootText = svgElement('text', { x: 4, y: NODE_H - 5, class: 'token-text' });
     rootText.textContent = '<s>';
     root.append(svgElement('rect', { width: NODE_W, height: NODE_H, rx: 3 }), rootText);
     svg.append(root);
-    nodeEls = nodes.map((_, i) => nodeGroup(i));
+    nodeEls = nodes.map((_, i) => nodeGroup(beam, geometry, i));
     svg.append(...nodeEls);
     scroll.replaceChildren(svg);
     renderFinals(finals);
   }
 
   function renderFinals(finals) {
+    finalRows = finalsRows(finals, onPick);
     const head = el('tr', {}, ...['beam.rank', 'beam.hypothesis', 'beam.logp', 'beam.score'].map((key) => el('th', { text: t(key) })));
-    finalRows = finals.map((final, rank) => {
-      const tr = el('tr', { title: t('beam.rowTitle'), data: { node: final.node, rank } });
-      for (const text of [String(rank + 1), final.tokens.join(' '), logProb(final.logProb), logProb(final.score)]) {
-        tr.insertCell().textContent = text;
-      }
-      tr.cells[1].className = 'hypothesis';
-      tr.addEventListener('click', () => onPick(final.node));
-      return tr;
-    });
     finalsTable.replaceChildren(head, ...finalRows);
   }
 
@@ -173,47 +207,31 @@ export function createBeamTree(container, { onPick }) {
     const g = nodeAt(event);
     if (g) onPick(Number(g.dataset.node));
   });
-  scroll.addEventListener('mousemove', (event) => {
-    const g = nodeAt(event);
-    if (!g) {
-      hideTooltip();
-      return;
-    }
-    const node = beam.nodes[Number(g.dataset.node)];
-    const state = t(node.finished ? 'beam.finished' : node.kept ? 'beam.kept' : 'beam.pruned');
-    showTooltip(
-      event,
-      t('beam.tooltip', {
-        step: node.step + 1,
-        token: node.token,
-        state,
-        token_logp: logProb(node.logProb),
-        path_logp: logProb(node.score),
-      }),
-    );
-  });
+  scroll.addEventListener('mousemove', (event) => showNodeTooltip(event, beam, nodeAt(event)));
   scroll.addEventListener('mouseleave', hideTooltip);
 
   /** The tree as drawn (the selected path marked), as a vector figure with its colours written in. */
-  function figure() {
-    const svg = scroll.querySelector('svg');
-    if (!svg) return null;
-    const width = Number(svg.getAttribute('width'));
-    const height = Number(svg.getAttribute('height'));
-    const out = emptyFigure(width, height);
-    const copy = svg.cloneNode(true);
-    copy.removeAttribute('id');
-    // The page styles the tree by class; a file has no stylesheet, so each shape takes its colours along.
-    const originals = svg.querySelectorAll('*');
-    copy.querySelectorAll('*').forEach((node, i) => {
-      const style = getComputedStyle(originals[i]);
-      for (const property of ['fill', 'stroke', 'stroke-width', 'stroke-opacity', 'opacity', 'font-size', 'font-family']) {
-        node.setAttribute(property, style.getPropertyValue(property));
-      }
-    });
-    out.svg.append(...copy.childNodes);
-    return out;
-  }
+  const figure = () => treeFigure(scroll.querySelector('svg'));
 
   return { render, highlight, clear, figure };
+}
+
+/** The tree as drawn (the selected path marked), as a vector figure with its colours written in. */
+function treeFigure(svg) {
+  if (!svg) return null;
+  const width = Number(svg.getAttribute('width'));
+  const height = Number(svg.getAttribute('height'));
+  const out = emptyFigure(width, height);
+  const copy = svg.cloneNode(true);
+  copy.removeAttribute('id');
+  // The page styles the tree by class; a file has no stylesheet, so each shape takes its colours along.
+  const originals = svg.querySelectorAll('*');
+  copy.querySelectorAll('*').forEach((node, i) => {
+    const style = getComputedStyle(originals[i]);
+    for (const property of ['fill', 'stroke', 'stroke-width', 'stroke-opacity', 'opacity', 'font-size', 'font-family']) {
+      node.setAttribute(property, style.getPropertyValue(property));
+    }
+  });
+  out.svg.append(...copy.childNodes);
+  return out;
 }

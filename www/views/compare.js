@@ -37,28 +37,7 @@ export function oneWordChanged(text) {
 
 /** `createCompare(container, { call, onError })`: `call` asks the worker, `onError` gets traps. */
 export function createCompare(container, { call, onError }) {
-  const mode = el('select', { className: 'compare-mode' }, optionT('other', 'compare.other'), optionT('prefix', 'compare.prefix'));
-  const textInput = inputBox('compare-text', 'compare.textPlaceholder');
-  const prefixInput = inputBox('compare-prefix', 'compare.prefixPlaceholder');
-  prefixInput.hidden = true;
-  const status = el('span', { className: 'muted compare-status' });
-  const controls = el(
-    'div',
-    { className: 'row' },
-    el('label', {}, el('span', { i18n: 'compare.bIs' }), ' ', mode),
-    textInput,
-    prefixInput,
-    status,
-  );
-
-  const hoverValue = el('p', { className: 'hover-value' });
-  const onHoverValue = (text) => {
-    hoverValue.textContent = text;
-  };
-  const sides = Object.fromEntries(['a', 'b', 'diff'].map((side) => [side, figure(side, onHoverValue)]));
-  const grid = el('div', { className: 'compare-grid' }, ...Object.values(sides).map((s) => s.figure));
-  const note = el('p', { className: 'explain compare-note' });
-  container.replaceChildren(controls, grid, note, hoverValue);
+  const { mode, textInput, prefixInput, status, sides, note } = elements(container);
 
   let context = null; // { trace, selection, text, model, snapshot }: what the page shows now
   let edited = false; // B's sentence was typed by the person: it no longer follows A's
@@ -66,12 +45,7 @@ export function createCompare(container, { call, onError }) {
   let pending = null; // the key of the request the worker is answering
   let timer = null;
 
-  /** What B is now: the worker request, and a key that also names the weights it needs. */
-  function wanted() {
-    if (!context) return { request: null, key: null };
-    const request = mode.value === 'prefix' ? { text: context.text, prefix: prefixInput.value } : { text: textInput.value };
-    return { request, key: JSON.stringify([request, context.model, context.snapshot]) };
-  }
+  const wanted = () => wantedB(context, { mode, textInput, prefixInput });
 
   function schedule() {
     clearTimeout(timer);
@@ -181,15 +155,53 @@ export function createCompare(container, { call, onError }) {
   });
 
   /** A, B and B − A side by side, as a vector figure; null before A is drawn. */
-  function vectorFigure() {
-    if (!context) return null;
-    const parts = ['a', 'b', 'diff']
-      .filter((side) => !sides[side].figure.hidden)
-      .map((side) => captioned(sides[side].figure.querySelector('figcaption').textContent, sides[side].heatmap.figure()));
-    return row(parts, { gap: 24 });
-  }
+  const vectorFigure = () => (context ? sidesFigure(sides) : null);
 
   return { render, figure: vectorFigure };
+}
+
+/** The view's elements, in `container`: B's controls, the three figures, the note and the hover line. */
+function elements(container) {
+  const mode = el('select', { className: 'compare-mode' }, optionT('other', 'compare.other'), optionT('prefix', 'compare.prefix'));
+  const textInput = inputBox('compare-text', 'compare.textPlaceholder');
+  const prefixInput = inputBox('compare-prefix', 'compare.prefixPlaceholder');
+  prefixInput.hidden = true;
+  const status = el('span', { className: 'muted compare-status' });
+  const controls = el(
+    'div',
+    { className: 'row' },
+    el('label', {}, el('span', { i18n: 'compare.bIs' }), ' ', mode),
+    textInput,
+    prefixInput,
+    status,
+  );
+  const hoverValue = el('p', { className: 'hover-value' });
+  const onHoverValue = (text) => {
+    hoverValue.textContent = text;
+  };
+  const sides = Object.fromEntries(['a', 'b', 'diff'].map((side) => [side, figure(side, onHoverValue)]));
+  const grid = el('div', { className: 'compare-grid' }, ...Object.values(sides).map((s) => s.figure));
+  const note = el('p', { className: 'explain compare-note' });
+  container.replaceChildren(controls, grid, note, hoverValue);
+  return { mode, textInput, prefixInput, status, sides, note };
+}
+
+/**
+ * What B is for the page's `context` and the controls: the worker request, and a key that also
+ * names the weights it needs (both null without a context).
+ */
+function wantedB(context, { mode, textInput, prefixInput }) {
+  if (!context) return { request: null, key: null };
+  const request = mode.value === 'prefix' ? { text: context.text, prefix: prefixInput.value } : { text: textInput.value };
+  return { request, key: JSON.stringify([request, context.model, context.snapshot]) };
+}
+
+/** The sides shown, side by side, each under its caption, as a vector figure. */
+function sidesFigure(sides) {
+  const parts = ['a', 'b', 'diff']
+    .filter((side) => !sides[side].figure.hidden)
+    .map((side) => captioned(sides[side].figure.querySelector('figcaption').textContent, sides[side].heatmap.figure()));
+  return row(parts, { gap: 24 });
 }
 
 /** A text box whose placeholder and accessible name are the translation of `key`. */

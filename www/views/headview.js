@@ -27,17 +27,7 @@ export function createHeadView(container, getMode) {
   let linesDrawn = false;
 
   /** What the painters need for the current state, or null when there is nothing to draw. */
-  function scene() {
-    if (!state) return null;
-    const { trace, selection, analysis } = state;
-    const all = getMode() === 'all';
-    // One head: a real one, or the mean or max over them; all: the layer's real heads.
-    const one = headStack(trace, selection.kind, analysis, selection.head);
-    const stack = all ? stackFor(trace, selection.kind) : one.stack;
-    if (!stack?.queries) return null;
-    const height = Math.max(stack.queries, stack.keys) * ROW_H + 10;
-    return { all, one, stack, ax: axes(trace, selection.kind), layer: Math.min(selection.layer, stack.layers - 1), width: WIDTH, height };
-  }
+  const scene = () => (state ? sceneOf(state, getMode() === 'all') : null);
 
   /** The canvas sized for `drawn` (or its empty size) and cleared: its 2D context, in CSS pixels. */
   const resize = (drawn) => (drawn ? drawingContext(canvas, drawn.width, drawn.height) : drawingContext(canvas, 300, 30));
@@ -99,13 +89,7 @@ export function createHeadView(container, getMode) {
   // The query row of the first hovered token that has one (a heatmap cell names its query first).
   onHover((detail) => {
     if (!state || detail?.from === 'headview') return;
-    const ax = axes(state.trace, state.selection.kind);
-    const queries = stackFor(state.trace, state.selection.kind)?.queries ?? 0;
-    const rows = [...Array(queries).keys()];
-    let row = null;
-    for (const item of detail?.items ?? []) {
-      if (row == null && item.side === ax.rowSide) row = rows.find((i) => ax.rowIndex(i) === item.index) ?? null;
-    }
+    const row = hoveredRow(state, detail);
     if (row !== focusRow) {
       focusRow = row;
       if (onScreen) draw();
@@ -139,6 +123,31 @@ export function createHeadView(container, getMode) {
     draw();
   }
   return { render, figure };
+}
+
+/** The query row of the first hovered token (bus `detail`) that has one in `trace`'s `selection`, or null. */
+function hoveredRow({ trace, selection }, detail) {
+  const ax = axes(trace, selection.kind);
+  const queries = stackFor(trace, selection.kind)?.queries ?? 0;
+  const rows = [...Array(queries).keys()];
+  let row = null;
+  for (const item of detail?.items ?? []) {
+    if (row == null && item.side === ax.rowSide) row = rows.find((i) => ax.rowIndex(i) === item.index) ?? null;
+  }
+  return row;
+}
+
+/**
+ * What the painters need to draw `selection` of `trace` (`analysis`: for the mean or max over
+ * heads), one head or all of the layer's; null when there is nothing to draw.
+ */
+function sceneOf({ trace, selection, analysis }, all) {
+  // One head: a real one, or the mean or max over them; all: the layer's real heads.
+  const one = headStack(trace, selection.kind, analysis, selection.head);
+  const stack = all ? stackFor(trace, selection.kind) : one.stack;
+  if (!stack?.queries) return null;
+  const height = Math.max(stack.queries, stack.keys) * ROW_H + 10;
+  return { all, one, stack, ax: axes(trace, selection.kind), layer: Math.min(selection.layer, stack.layers - 1), width: WIDTH, height };
 }
 
 const ROW_H = 22;

@@ -25,6 +25,37 @@ const NOTHING_LIT = { rows: [], cols: [] };
  * While the pointer is over a cell, the root's data-value holds its exact value (data-cell "r,c").
  */
 export function createHeatmap(container, { onHoverValue } = {}) {
+  const h = {
+    ...elements(container),
+    self: Symbol('heatmap'), // this heatmap on the hover bus
+    onHoverValue,
+    spec: null,
+    lit: NOTHING_LIT, // the rows and columns lit now
+    litLabels: NOTHING_LIT, // the labels marked lit
+    hoveredCell: null, // the index of the cell under the pointer
+    focusCell: null, // the keyboard's cell { r, c }, or null
+    cell: 0, // px: a cell's side as drawn
+    legendKey: null, // what the legend shows
+  };
+  wirePointer(h);
+  wireKeyboard(h);
+  wireLabels(h);
+  onHover((detail) => {
+    if (!h.spec || detail?.from === h.self) return;
+    h.lit = litFor(h, detail);
+    showLit(h);
+  });
+
+  /** The heatmap as it is drawn, as a vector figure (null before anything is drawn). */
+  function figure(caption = '') {
+    return h.spec?.rows && h.spec.cols ? heatmapFigure(h.spec, caption) : null;
+  }
+
+  return { render: (spec) => render(h, spec), canvas: h.canvas, figure, spec: () => h.spec };
+}
+
+/** The heatmap's elements, in `container`: titles, labels, the matrix and its marks, the legend. */
+function elements(container) {
   const rowTitle = el('div', { className: 'row-title' });
   const colTitle = el('div', { className: 'col-title' });
   const colLabels = el('div', { className: 'col-labels' });
@@ -48,249 +79,242 @@ export function createHeatmap(container, { onHoverValue } = {}) {
   );
   const legendSlot = el('div');
   container.replaceChildren(root, legendSlot);
+  return { root, canvas, marks, rowTitle, colTitle, rowLabels, colLabels, legendSlot };
+}
 
-  const self = Symbol('heatmap'); // this heatmap on the hover bus
-  let spec = null;
-  let lit = NOTHING_LIT;
-  let hoveredCell = null;
-
-  /** The token that row or column `i` stands for, or null when that axis is not tokens. */
-  function tokenAt(axis, i) {
-    const side = axis === 'row' ? spec.rowSide : spec.colSide;
-    const index = (axis === 'row' ? spec.rowIndex : spec.colIndex) || same;
-    return side ? { side, index: index(i) } : null;
+/** Draw `spec` on heatmap `h`. */
+function render(h, spec) {
+  h.spec = spec;
+  if (h.focusCell && (h.focusCell.r >= spec.rows || h.focusCell.c >= spec.cols)) h.focusCell = null;
+  h.hoveredCell = null;
+  delete h.root.dataset.cell;
+  delete h.root.dataset.value;
+  const { rows, cols } = spec;
+  h.cell = specCell(spec);
+  sizeCanvas(h.canvas, cols * h.cell, rows * h.cell);
+  drawMatrix(h.canvas, spec);
+  // Rasterized now rather than with every other heatmap in the frame that scrolls to them.
+  rasterizeNow(h.canvas.getContext('2d'));
+  // New labels are drawn unlit: the old ones' marks go with them.
+  const rowsBefore = h.rowLabels.dataset.key;
+  const colsBefore = h.colLabels.dataset.key;
+  labels(h.rowLabels, spec.rowLabels || [], h.cell, false);
+  labels(h.colLabels, spec.colLabels || [], h.cell, true);
+  h.litLabels = {
+    rows: h.rowLabels.dataset.key === rowsBefore ? h.litLabels.rows : [],
+    cols: h.colLabels.dataset.key === colsBefore ? h.litLabels.cols : [],
+  };
+  h.colTitle.textContent = axisTitle(spec.colTitle, '→');
+  h.rowTitle.textContent = axisTitle(spec.rowTitle, '↓');
+  const shownLegend = [spec.map || 'viridis', spec.min ?? 0, spec.max ?? 1, spec.legendLabel];
+  const key = JSON.stringify(shownLegend);
+  if (key !== h.legendKey) {
+    h.legendKey = key;
+    h.legendSlot.replaceChildren(legend(...shownLegend));
   }
+  showLit(h);
+}
 
-  /** Every row and column that stands for a token the hover is about. */
-  function litFor(detail) {
-    if (!detail || !spec) return NOTHING_LIT;
-    const matching = (count, side, index = same) => {
-      if (!side) return [];
-      const wanted = hoveredOn(detail, side);
-      return [...Array(count).keys()].filter((i) => wanted.has(index(i)));
-    };
-    return { rows: matching(spec.rows, spec.rowSide, spec.rowIndex), cols: matching(spec.cols, spec.colSide, spec.colIndex) };
-  }
+/** The token that row or column `i` stands for, or null when that axis is not tokens. */
+function tokenAt({ spec }, axis, i) {
+  const side = axis === 'row' ? spec.rowSide : spec.colSide;
+  const index = (axis === 'row' ? spec.rowIndex : spec.colIndex) || same;
+  return side ? { side, index: index(i) } : null;
+}
 
-  /**
-   * One span per token along `target`, each `size` px deep. Where the cells are too small for a
-   * readable font, every token keeps its span (hover lights it) but only every few show (www/labels.js).
-   * Kept as they are when the tokens and size are those already shown; otherwise the spans already
-   * there are reused and only what differs is set, so a new sentence that shares words with the
-   * last one lays out only the labels that changed.
-   */
-  function labels(target, tokens, size, vertical) {
-    const key = `${size} ${tokens.join('\u0000')}`;
-    if (target.dataset.key === key) return;
-    target.dataset.key = key;
-    const { fontSize, every } = labelSpacing(size);
-    target.classList.toggle('thinned', every > 1);
-    while (target.children.length > tokens.length) target.lastElementChild.remove();
-    while (target.children.length < tokens.length) target.append(el('span'));
-    tokens.forEach((token, i) => {
-      const span = target.children[i];
-      if (span.textContent !== token) {
-        span.textContent = token;
-        span.title = token;
-      }
-      // CJK upright, a short token flat, anything else turned (www/labels.js). Unlit.
-      const orientation = vertical ? labelOrientation(token, size, fontSize) : '';
-      setIfChanged(span, 'className', [orientation, i % every ? 'between' : ''].filter(Boolean).join(' '));
-      setIfChanged(span.style, vertical ? 'width' : 'height', `${size}px`);
-      setIfChanged(span.style, 'fontSize', `${fontSize}px`);
-      // A font larger than the cell may reach past it, but its line must not: the pointer over a
-      // cell's label is over that label, not its neighbour's.
-      setIfChanged(span.style, 'lineHeight', every > 1 && orientation !== 'upright' ? `${size}px` : '');
-    });
-  }
+/** Every row and column that stands for a token the hover is about. */
+function litFor({ spec }, detail) {
+  if (!detail || !spec) return NOTHING_LIT;
+  const matching = (count, side, index = same) => {
+    if (!side) return [];
+    const wanted = hoveredOn(detail, side);
+    return [...Array(count).keys()].filter((i) => wanted.has(index(i)));
+  };
+  return { rows: matching(spec.rows, spec.rowSide, spec.rowIndex), cols: matching(spec.cols, spec.colSide, spec.colIndex) };
+}
 
-  let litLabels = NOTHING_LIT; // the labels marked lit
-  let cell = 0; // px: a cell's side as drawn
-
-  /** Show `lit` on the labels and over the matrix. */
-  function showLit() {
-    if (!spec) return;
-    const boxes = [
-      ...lit.rows.filter((r) => r >= 0 && r < spec.rows).map((r) => ['row', r]),
-      ...lit.cols.filter((c) => c >= 0 && c < spec.cols).map((c) => ['col', c]),
-    ];
-    while (marks.children.length < boxes.length) marks.append(el('div'));
-    [...marks.children].forEach((box, k) => {
-      box.hidden = k >= boxes.length;
-      if (box.hidden) return;
-      const [axis, i] = boxes[k];
-      const [along, across] = axis === 'row' ? ['top', 'left'] : ['left', 'top'];
-      const [length, breadth] = axis === 'row' ? ['height', 'width'] : ['width', 'height'];
-      box.style[along] = `${i * cell}px`;
-      box.style[length] = `${cell}px`;
-      box.style[across] = '0';
-      box.style[breadth] = '100%';
-    });
-    markLit(rowLabels, litLabels.rows, lit.rows);
-    markLit(colLabels, litLabels.cols, lit.cols);
-    litLabels = lit;
-  }
-
-  /** Move the lit mark of `target`'s labels from the indices `before` to `now`. */
-  function markLit(target, before, now) {
-    for (const i of before) if (!now.includes(i)) target.children[i]?.classList.remove('lit');
-    for (const i of now) target.children[i]?.classList.add('lit');
-  }
-
-  let legendKey = null;
-
-  function render(next) {
-    spec = next;
-    if (focusCell && (focusCell.r >= spec.rows || focusCell.c >= spec.cols)) focusCell = null;
-    hoveredCell = null;
-    delete root.dataset.cell;
-    delete root.dataset.value;
-    const { rows, cols } = spec;
-    cell = specCell(spec);
-    sizeCanvas(canvas, cols * cell, rows * cell);
-    drawMatrix(canvas, spec);
-    // Rasterized now rather than with every other heatmap in the frame that scrolls to them.
-    rasterizeNow(canvas.getContext('2d'));
-    // New labels are drawn unlit: the old ones' marks go with them.
-    const rowsBefore = rowLabels.dataset.key;
-    const colsBefore = colLabels.dataset.key;
-    labels(rowLabels, spec.rowLabels || [], cell, false);
-    labels(colLabels, spec.colLabels || [], cell, true);
-    litLabels = {
-      rows: rowLabels.dataset.key === rowsBefore ? litLabels.rows : [],
-      cols: colLabels.dataset.key === colsBefore ? litLabels.cols : [],
-    };
-    colTitle.textContent = axisTitle(spec.colTitle, '→');
-    rowTitle.textContent = axisTitle(spec.rowTitle, '↓');
-    const shownLegend = [spec.map || 'viridis', spec.min ?? 0, spec.max ?? 1, spec.legendLabel];
-    const key = JSON.stringify(shownLegend);
-    if (key !== legendKey) {
-      legendKey = key;
-      legendSlot.replaceChildren(legend(...shownLegend));
+/**
+ * One span per token along `target`, each `size` px deep. Where the cells are too small for a
+ * readable font, every token keeps its span (hover lights it) but only every few show (www/draw/labels.js).
+ * Kept as they are when the tokens and size are those already shown; otherwise the spans already
+ * there are reused and only what differs is set, so a new sentence that shares words with the
+ * last one lays out only the labels that changed.
+ */
+function labels(target, tokens, size, vertical) {
+  const key = `${size} ${tokens.join('\u0000')}`;
+  if (target.dataset.key === key) return;
+  target.dataset.key = key;
+  const { fontSize, every } = labelSpacing(size);
+  target.classList.toggle('thinned', every > 1);
+  while (target.children.length > tokens.length) target.lastElementChild.remove();
+  while (target.children.length < tokens.length) target.append(el('span'));
+  tokens.forEach((token, i) => {
+    const span = target.children[i];
+    if (span.textContent !== token) {
+      span.textContent = token;
+      span.title = token;
     }
-    showLit();
-  }
+    // CJK upright, a short token flat, anything else turned (www/draw/labels.js). Unlit.
+    const orientation = vertical ? labelOrientation(token, size, fontSize) : '';
+    setIfChanged(span, 'className', [orientation, i % every ? 'between' : ''].filter(Boolean).join(' '));
+    setIfChanged(span.style, vertical ? 'width' : 'height', `${size}px`);
+    setIfChanged(span.style, 'fontSize', `${fontSize}px`);
+    // A font larger than the cell may reach past it, but its line must not: the pointer over a
+    // cell's label is over that label, not its neighbour's.
+    setIfChanged(span.style, 'lineHeight', every > 1 && orientation !== 'upright' ? `${size}px` : '');
+  });
+}
 
-  function cellAt(event) {
-    if (!spec) return null;
-    const rect = canvas.getBoundingClientRect();
-    const c = Math.floor(((event.clientX - rect.left) / rect.width) * spec.cols);
-    const r = Math.floor(((event.clientY - rect.top) / rect.height) * spec.rows);
-    if (r < 0 || c < 0 || r >= spec.rows || c >= spec.cols) return null;
-    return { r, c };
-  }
+/** Show `h.lit` on the labels and over the matrix. */
+function showLit(h) {
+  const { spec, lit, cell, marks } = h;
+  if (!spec) return;
+  const boxes = [
+    ...lit.rows.filter((r) => r >= 0 && r < spec.rows).map((r) => ['row', r]),
+    ...lit.cols.filter((c) => c >= 0 && c < spec.cols).map((c) => ['col', c]),
+  ];
+  while (marks.children.length < boxes.length) marks.append(el('div'));
+  [...marks.children].forEach((box, k) => {
+    box.hidden = k >= boxes.length;
+    if (box.hidden) return;
+    const [axis, i] = boxes[k];
+    const [along, across] = axis === 'row' ? ['top', 'left'] : ['left', 'top'];
+    const [length, breadth] = axis === 'row' ? ['height', 'width'] : ['width', 'height'];
+    box.style[along] = `${i * cell}px`;
+    box.style[length] = `${cell}px`;
+    box.style[across] = '0';
+    box.style[breadth] = '100%';
+  });
+  markLit(h.rowLabels, h.litLabels.rows, lit.rows);
+  markLit(h.colLabels, h.litLabels.cols, lit.cols);
+  h.litLabels = lit;
+}
 
-  function clear() {
-    hoveredCell = null;
-    delete root.dataset.cell;
-    delete root.dataset.value;
-    lit = NOTHING_LIT;
-    showLit();
-    hover(null, self);
-  }
+/** Move the lit mark of `target`'s labels from the indices `before` to `now`. */
+function markLit(target, before, now) {
+  for (const i of before) if (!now.includes(i)) target.children[i]?.classList.remove('lit');
+  for (const i of now) target.children[i]?.classList.add('lit');
+}
 
-  /**
-   * Show cell `at` = { r, c }: its tokens and exact value in the tooltip (at `point`, a pointer
-   * position) and the hover line, lit everywhere; `announce` also says it to screen readers.
-   */
-  function showCell(at, point, announce = false) {
-    const i = at.r * spec.cols + at.c;
-    const { query, key, masked, value } = describeCell(spec, at);
-    const text = `${query} → ${key}: ${masked ? t('heatmap.masked') : formatValue(value)}`;
-    root.dataset.cell = `${at.r},${at.c}`;
-    root.dataset.value = masked ? 'masked' : String(value);
-    showTooltip(point, text);
-    onHoverValue?.(text);
-    if (announce)
-      say(masked ? t('heatmap.announceMasked', { query, key }) : t('heatmap.announce', { query, key, value: value.toFixed(3) }));
-    if (hoveredCell === i) return;
-    hoveredCell = i;
-    lit = { rows: [at.r], cols: [at.c] };
-    showLit();
-    hover([tokenAt('row', at.r), tokenAt('col', at.c)].filter(Boolean), self);
-  }
+/** The cell under a pointer `event`, or null. */
+function cellAt({ spec, canvas }, event) {
+  if (!spec) return null;
+  const rect = canvas.getBoundingClientRect();
+  const c = Math.floor(((event.clientX - rect.left) / rect.width) * spec.cols);
+  const r = Math.floor(((event.clientY - rect.top) / rect.height) * spec.rows);
+  if (r < 0 || c < 0 || r >= spec.rows || c >= spec.cols) return null;
+  return { r, c };
+}
 
-  // A cell is about two tokens: its query (row) and its key (column).
+/** Nothing hovered: no value, nothing lit here or elsewhere. */
+function clear(h) {
+  h.hoveredCell = null;
+  delete h.root.dataset.cell;
+  delete h.root.dataset.value;
+  h.lit = NOTHING_LIT;
+  showLit(h);
+  hover(null, h.self);
+}
+
+/**
+ * Show cell `at` = { r, c }: its tokens and exact value in the tooltip (at `point`, a pointer
+ * position) and the hover line, lit everywhere; `announce` also says it to screen readers.
+ */
+function showCell(h, at, point, announce = false) {
+  const { spec, root } = h;
+  const i = at.r * spec.cols + at.c;
+  const { query, key, masked, value } = describeCell(spec, at);
+  const text = `${query} → ${key}: ${masked ? t('heatmap.masked') : formatValue(value)}`;
+  root.dataset.cell = `${at.r},${at.c}`;
+  root.dataset.value = masked ? 'masked' : String(value);
+  showTooltip(point, text);
+  h.onHoverValue?.(text);
+  if (announce) say(masked ? t('heatmap.announceMasked', { query, key }) : t('heatmap.announce', { query, key, value: value.toFixed(3) }));
+  if (h.hoveredCell === i) return;
+  h.hoveredCell = i;
+  h.lit = { rows: [at.r], cols: [at.c] };
+  showLit(h);
+  hover([tokenAt(h, 'row', at.r), tokenAt(h, 'col', at.c)].filter(Boolean), h.self);
+}
+
+/** The pointer over the matrix: a cell is about two tokens, its query (row) and its key (column). */
+function wirePointer(h) {
+  const { canvas } = h;
   canvas.addEventListener('mousemove', (event) => {
-    const at = cellAt(event);
-    if (at) showCell(at, event);
+    const at = cellAt(h, event);
+    if (at) showCell(h, at, event);
   });
   canvas.addEventListener('mouseleave', () => {
     if (document.activeElement === canvas) return; // the keyboard's cell stays shown
     hideTooltip();
-    clear();
+    clear(h);
   });
   // A tap shows the cell (touch screens have no hover).
   canvas.addEventListener('click', (event) => {
-    const at = cellAt(event);
+    const at = cellAt(h, event);
     if (!at) return;
-    focusCell = at;
-    showCell(at, event, true);
+    h.focusCell = at;
+    showCell(h, at, event, true);
   });
+}
 
-  // The keyboard: the canvas takes focus, the arrow keys move a cell cursor (Home/End: first and
-  // last column), and each cell is said through the live region.
-  let focusCell = null;
+const MOVES = {
+  ArrowUp: ({ r, c }) => ({ r: r - 1, c }),
+  ArrowDown: ({ r, c }) => ({ r: r + 1, c }),
+  ArrowLeft: ({ r, c }) => ({ r, c: c - 1 }),
+  ArrowRight: ({ r, c }) => ({ r, c: c + 1 }),
+  Home: ({ r }) => ({ r, c: 0 }),
+  End: ({ r }, spec) => ({ r, c: spec.cols - 1 }),
+};
+
+/**
+ * The keyboard: the canvas takes focus, the arrow keys move a cell cursor (Home/End: first and
+ * last column), and each cell is said through the live region.
+ */
+function wireKeyboard(h) {
+  const { canvas } = h;
   const pointOf = ({ r, c }) => {
     const rect = canvas.getBoundingClientRect();
-    return { clientX: rect.left + ((c + 1) * rect.width) / spec.cols, clientY: rect.top + ((r + 1) * rect.height) / spec.rows };
-  };
-  const MOVES = {
-    ArrowUp: ({ r, c }) => ({ r: r - 1, c }),
-    ArrowDown: ({ r, c }) => ({ r: r + 1, c }),
-    ArrowLeft: ({ r, c }) => ({ r, c: c - 1 }),
-    ArrowRight: ({ r, c }) => ({ r, c: c + 1 }),
-    Home: ({ r }) => ({ r, c: 0 }),
-    End: ({ r }) => ({ r, c: spec.cols - 1 }),
+    return { clientX: rect.left + ((c + 1) * rect.width) / h.spec.cols, clientY: rect.top + ((r + 1) * rect.height) / h.spec.rows };
   };
   canvas.addEventListener('keydown', (event) => {
     const move = MOVES[event.key];
+    const { spec } = h;
     if (!move || !spec?.rows || !spec.cols) return;
     event.preventDefault();
-    const next = move(focusCell ?? { r: 0, c: 0 });
-    focusCell = focusCell
+    const next = move(h.focusCell ?? { r: 0, c: 0 }, spec);
+    h.focusCell = h.focusCell
       ? { r: Math.max(0, Math.min(spec.rows - 1, next.r)), c: Math.max(0, Math.min(spec.cols - 1, next.c)) }
       : { r: 0, c: 0 };
-    showCell(focusCell, pointOf(focusCell), true);
+    showCell(h, h.focusCell, pointOf(h.focusCell), true);
   });
   canvas.addEventListener('focus', () => {
-    if (spec?.rows && spec.cols && focusCell) showCell(focusCell, pointOf(focusCell), true);
+    if (h.spec?.rows && h.spec.cols && h.focusCell) showCell(h, h.focusCell, pointOf(h.focusCell), true);
   });
   canvas.addEventListener('blur', () => {
     hideTooltip();
-    clear();
+    clear(h);
   });
+}
 
-  // A label is about its token, which this heatmap lights wherever it appears, as the others do.
+/** A label is about its token, which this heatmap lights wherever it appears, as the others do. */
+function wireLabels(h) {
   for (const [axis, target] of [
-    ['row', rowLabels],
-    ['col', colLabels],
+    ['row', h.rowLabels],
+    ['col', h.colLabels],
   ]) {
     target.addEventListener('mouseover', (event) => {
       const span = event.target.closest?.('span');
-      if (!spec || !span || span.parentElement !== target) return;
+      if (!h.spec || !span || span.parentElement !== target) return;
       const i = [...target.children].indexOf(span);
-      const token = tokenAt(axis, i);
+      const token = tokenAt(h, axis, i);
       const items = token ? [token] : [];
-      lit = token ? litFor({ items }) : { rows: axis === 'row' ? [i] : [], cols: axis === 'col' ? [i] : [] };
-      showLit();
-      hover(items, self);
+      h.lit = token ? litFor(h, { items }) : { rows: axis === 'row' ? [i] : [], cols: axis === 'col' ? [i] : [] };
+      showLit(h);
+      hover(items, h.self);
     });
-    target.addEventListener('mouseleave', clear);
+    target.addEventListener('mouseleave', () => clear(h));
   }
-
-  onHover((detail) => {
-    if (!spec || detail?.from === self) return;
-    lit = litFor(detail);
-    showLit();
-  });
-
-  /** The heatmap as it is drawn, as a vector figure (null before anything is drawn). */
-  function figure(caption = '') {
-    return spec?.rows && spec.cols ? heatmapFigure(spec, caption) : null;
-  }
-
-  return { render, canvas, figure, spec: () => spec };
 }
 
 /** Cell `at` of `spec`: its query and key tokens (whichever way round the axes are), value and mask. */

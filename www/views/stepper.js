@@ -117,37 +117,7 @@ export function createStepper(container, onForce) {
     });
   }
 
-  // One set of listeners for every row's bars: which source word is under the pointer. A bar is
-  // a cross-attention cell: the token step i produced looking at word j.
-  list.addEventListener('mousemove', (event) => {
-    const canvas = event.target.closest?.('canvas.bars');
-    if (!canvas || !shown) return;
-    const { trace, cross, rowOffset, layout } = shown;
-    const i = Number(canvas.dataset.step);
-    const j = slotAt(layout, event.offsetX);
-    if (j < 0) {
-      hideTooltip();
-      return;
-    }
-    const weight = cross.data[rowOffset(i) + j];
-    showTooltip(event, t('stepper.tooltip', { token: trace.steps[i].token, source: trace.srcTokens[j], weight: weight.toFixed(4) }));
-    if (list.dataset.hoverCell !== `${i}/${j}`) {
-      list.dataset.hoverCell = `${i}/${j}`;
-      hover(
-        [
-          { side: 'tgt', index: producedBy(i) },
-          { side: 'src', index: j },
-        ],
-        'stepper',
-      );
-    }
-  });
-  list.addEventListener('mouseout', (event) => {
-    if (!event.target.closest?.('canvas.bars')) return;
-    delete list.dataset.hoverCell;
-    hideTooltip();
-    hover(null, 'stepper');
-  });
+  wireBarHover(list, () => shown);
 
   /**
    * Show every step of `trace`, a block of changed rows a slice (www/slices.js); a row whose step
@@ -208,42 +178,7 @@ export function createStepper(container, onForce) {
   }
 
   /** Every step as drawn: its token, its bars and its candidates, as a vector figure. */
-  function figure() {
-    if (!shown) return null;
-    const { trace, cross, layer, label, layout, rowOffset } = shown;
-    const rowHeight = BAR_HEIGHT + WORD_HEIGHT + 10;
-    const barsX = 70;
-    const candidatesX = barsX + layout.width + 16;
-    const width = candidatesX + 420;
-    const top = 22;
-    const ctx = svgContext(width, top + trace.steps.length * rowHeight);
-    ctx.font = '12px system-ui, sans-serif';
-    ctx.fillStyle = layout.muted;
-    ctx.fillText(t('stepper.figureCaption', { layer, head: label }), 0, 14);
-    trace.steps.forEach((step, i) => {
-      const y = top + i * rowHeight;
-      ctx.setTransform(1, 0, 0, 1, 0, y);
-      ctx.font = '18px system-ui, sans-serif';
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'middle';
-      ctx.fillStyle = step.forced ? theme().link : theme().text;
-      ctx.fillText(step.token, barsX / 2, (BAR_HEIGHT + WORD_HEIGHT) / 2);
-      ctx.setTransform(1, 0, 0, 1, barsX, y);
-      paintBars(ctx, trace.srcTokens, cross.data, rowOffset(i), layout);
-      ctx.setTransform(1, 0, 0, 1, candidatesX, y);
-      ctx.font = '12px system-ui, sans-serif';
-      ctx.textAlign = 'left';
-      ctx.textBaseline = 'middle';
-      let x = 0;
-      for (const candidate of step.candidates) {
-        const text = `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`;
-        ctx.fillStyle = candidate.id === step.id ? layout.accent : theme().text;
-        ctx.fillText(text, x, (BAR_HEIGHT + WORD_HEIGHT) / 2);
-        x += ctx.measureText(text).width + 12;
-      }
-    });
-    return ctx.figure;
-  }
+  const figure = () => (shown ? stepperFigure(shown) : null);
 
   return { render, figure };
 }
@@ -309,4 +244,76 @@ function fillRow(entry, step) {
 /** Set `target[name]` to `value` unless it has it already (a write, even of the same value, may cost a relayout). */
 function setIfChanged(target, name, value) {
   if (target[name] !== value) target[name] = value;
+}
+
+/**
+ * One set of listeners for every row's bars in `list`: which source word is under the pointer. A
+ * bar is a cross-attention cell: the token step i produced looking at word j. `shown()`: what is drawn.
+ */
+function wireBarHover(list, shown) {
+  list.addEventListener('mousemove', (event) => {
+    const canvas = event.target.closest?.('canvas.bars');
+    if (!canvas || !shown()) return;
+    const { trace, cross, rowOffset, layout } = shown();
+    const i = Number(canvas.dataset.step);
+    const j = slotAt(layout, event.offsetX);
+    if (j < 0) {
+      hideTooltip();
+      return;
+    }
+    const weight = cross.data[rowOffset(i) + j];
+    showTooltip(event, t('stepper.tooltip', { token: trace.steps[i].token, source: trace.srcTokens[j], weight: weight.toFixed(4) }));
+    if (list.dataset.hoverCell !== `${i}/${j}`) {
+      list.dataset.hoverCell = `${i}/${j}`;
+      hover(
+        [
+          { side: 'tgt', index: producedBy(i) },
+          { side: 'src', index: j },
+        ],
+        'stepper',
+      );
+    }
+  });
+  list.addEventListener('mouseout', (event) => {
+    if (!event.target.closest?.('canvas.bars')) return;
+    delete list.dataset.hoverCell;
+    hideTooltip();
+    hover(null, 'stepper');
+  });
+}
+
+/** Every step as drawn (`shown`, as createStepper keeps it): its token, its bars and its candidates, as a vector figure. */
+function stepperFigure({ trace, cross, layer, label, layout, rowOffset }) {
+  const rowHeight = BAR_HEIGHT + WORD_HEIGHT + 10;
+  const barsX = 70;
+  const candidatesX = barsX + layout.width + 16;
+  const width = candidatesX + 420;
+  const top = 22;
+  const ctx = svgContext(width, top + trace.steps.length * rowHeight);
+  ctx.font = '12px system-ui, sans-serif';
+  ctx.fillStyle = layout.muted;
+  ctx.fillText(t('stepper.figureCaption', { layer, head: label }), 0, 14);
+  trace.steps.forEach((step, i) => {
+    const y = top + i * rowHeight;
+    ctx.setTransform(1, 0, 0, 1, 0, y);
+    ctx.font = '18px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillStyle = step.forced ? theme().link : theme().text;
+    ctx.fillText(step.token, barsX / 2, (BAR_HEIGHT + WORD_HEIGHT) / 2);
+    ctx.setTransform(1, 0, 0, 1, barsX, y);
+    paintBars(ctx, trace.srcTokens, cross.data, rowOffset(i), layout);
+    ctx.setTransform(1, 0, 0, 1, candidatesX, y);
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'middle';
+    let x = 0;
+    for (const candidate of step.candidates) {
+      const text = `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`;
+      ctx.fillStyle = candidate.id === step.id ? layout.accent : theme().text;
+      ctx.fillText(text, x, (BAR_HEIGHT + WORD_HEIGHT) / 2);
+      x += ctx.measureText(text).width + 12;
+    }
+  });
+  return ctx.figure;
 }

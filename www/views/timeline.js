@@ -67,34 +67,13 @@ function polyline(ctx, count, x, y) {
  * snapshot (true) or gave up on it (false).
  */
 export function createTimeline(container, { onPick }) {
-  const playButton = el('button', {
-    i18nTitle: 'timeline.playTitle',
-    attrs: { type: 'button' },
-  });
-  const slider = el('input', { attrs: { type: 'range', id: 'timeline-slider', min: 0, step: 1 } });
-  const readout = el('span', { className: 'timeline-readout', attrs: { 'aria-live': 'polite' } });
-  const controls = el(
-    'div',
-    { className: 'row' },
-    playButton,
-    el('label', { className: 'timeline-slider-label' }, el('span', { i18n: 'timeline.snapshot' }), ' ', slider),
-    readout,
-  );
-  const canvas = el('canvas', { className: 'timeline-plot', attrs: { role: 'img' } });
-  const legend = el('div', { className: 'legend' });
-  container.replaceChildren(controls, canvas, legend);
+  const { playButton, slider, readout, canvas, legend } = elements(container);
 
   let timeline = null;
   let smoothed = null;
   let current = 0;
   let xOf = null; // step → CSS x on the plot, as last drawn
   let playTicket = 0;
-
-  function legendItem(colour, text) {
-    const item = el('span', { text });
-    item.style.color = colour;
-    return item;
-  }
 
   function draw() {
     if (!timeline) return;
@@ -110,105 +89,9 @@ export function createTimeline(container, { onPick }) {
     return ctx.figure;
   }
 
+  /** Paint the plot on `ctx` (a canvas's or svgContext's), `width` CSS px wide. */
   function paint(ctx, width) {
-    const { snapshots, log } = timeline;
-    const c = colours();
-    const left = PAD.left;
-    const right = width - PAD.right;
-    const top = PAD.top;
-    const bottom = HEIGHT - PAD.bottom;
-    const n = log.steps.length;
-    const maxStep = Math.max(1, snapshots.at(-1).step, n ? log.steps[n - 1] : 0);
-    const x = (step) => left + (logStep(step) / logStep(maxStep)) * (right - left);
-    xOf = x;
-    let highest = 0;
-    for (const loss of log.losses) highest = Math.max(highest, loss);
-    for (const s of snapshots) if (Number.isFinite(s.loss)) highest = Math.max(highest, s.loss);
-    const lossMax = Math.max(0.5, Math.ceil(highest * 2) / 2);
-    const yLoss = (loss) => bottom - (Math.min(loss, lossMax) / lossMax) * (bottom - top);
-    const yHeldout = (fraction) => bottom - fraction * (bottom - top);
-
-    // Frame, step ticks, and both value axes.
-    ctx.font = FONT;
-    ctx.lineWidth = 1;
-    ctx.strokeStyle = c.line;
-    ctx.strokeRect(left, top, right - left, bottom - top);
-    ctx.fillStyle = c.muted;
-    ctx.textBaseline = 'top';
-    ctx.textAlign = 'center';
-    const ticks = stepTicks(maxStep);
-    if (x(maxStep) - x(ticks.at(-1)) > 40) ticks.push(maxStep);
-    for (const t of ticks) {
-      ctx.beginPath();
-      ctx.moveTo(x(t), top);
-      ctx.lineTo(x(t), bottom);
-      ctx.stroke();
-      ctx.fillText(String(t), x(t), bottom + 6);
-    }
-    ctx.textBaseline = 'middle';
-    ctx.textAlign = 'right';
-    for (const v of [0, lossMax / 2, lossMax]) ctx.fillText(String(v), left - 6, yLoss(v));
-    ctx.textAlign = 'left';
-    for (const v of [0, 0.5, 1]) ctx.fillText(percent(v), right + 10, yHeldout(v));
-
-    // The loss of every step (faint) and its log-window mean.
-    if (n) {
-      ctx.strokeStyle = c.loss;
-      ctx.globalAlpha = 0.25;
-      polyline(
-        ctx,
-        n,
-        (i) => x(log.steps[i]),
-        (i) => yLoss(log.losses[i]),
-      );
-      ctx.globalAlpha = 1;
-      ctx.lineWidth = 1.5;
-      polyline(
-        ctx,
-        n,
-        (i) => x(log.steps[i]),
-        (i) => yLoss(smoothed[i]),
-      );
-    }
-
-    // Every snapshot: a tick on the step axis and its held-out figure.
-    ctx.strokeStyle = c.heldout;
-    ctx.lineWidth = 1;
-    polyline(
-      ctx,
-      snapshots.length,
-      (i) => x(snapshots[i].step),
-      (i) => yHeldout(snapshots[i].heldout),
-    );
-    for (const s of snapshots) {
-      ctx.strokeStyle = c.muted;
-      ctx.beginPath();
-      ctx.moveTo(x(s.step), bottom);
-      ctx.lineTo(x(s.step), bottom - 5);
-      ctx.stroke();
-      ctx.fillStyle = c.heldout;
-      ctx.beginPath();
-      ctx.arc(x(s.step), yHeldout(s.heldout), 3, 0, 2 * Math.PI);
-      ctx.fill();
-    }
-
-    // The snapshot in use.
-    const s = snapshots[current];
-    ctx.strokeStyle = c.accent;
-    ctx.lineWidth = 2;
-    ctx.beginPath();
-    ctx.moveTo(x(s.step), top);
-    ctx.lineTo(x(s.step), bottom);
-    ctx.stroke();
-    ctx.beginPath();
-    ctx.arc(x(s.step), yHeldout(s.heldout), 6, 0, 2 * Math.PI);
-    ctx.stroke();
-    if (Number.isFinite(s.loss)) {
-      ctx.fillStyle = c.accent;
-      ctx.beginPath();
-      ctx.arc(x(s.step), yLoss(s.loss), 4, 0, 2 * Math.PI);
-      ctx.fill();
-    }
+    xOf = paintTimeline(ctx, width, timeline, smoothed, current);
   }
 
   /** The snapshot nearest to CSS x `offsetX` on the plot. */
@@ -296,4 +179,148 @@ export function createTimeline(container, { onPick }) {
 
   setPlaying(false);
   return { render, show, clear, figure };
+}
+
+/** The view's elements, in `container`: Play, the slider and its readout, the plot and its legend. */
+function elements(container) {
+  const playButton = el('button', {
+    i18nTitle: 'timeline.playTitle',
+    attrs: { type: 'button' },
+  });
+  const slider = el('input', { attrs: { type: 'range', id: 'timeline-slider', min: 0, step: 1 } });
+  const readout = el('span', { className: 'timeline-readout', attrs: { 'aria-live': 'polite' } });
+  const controls = el(
+    'div',
+    { className: 'row' },
+    playButton,
+    el('label', { className: 'timeline-slider-label' }, el('span', { i18n: 'timeline.snapshot' }), ' ', slider),
+    readout,
+  );
+  const canvas = el('canvas', { className: 'timeline-plot', attrs: { role: 'img' } });
+  const legend = el('div', { className: 'legend' });
+  container.replaceChildren(controls, canvas, legend);
+  return { playButton, slider, readout, canvas, legend };
+}
+
+function legendItem(colour, text) {
+  const item = el('span', { text });
+  item.style.color = colour;
+  return item;
+}
+
+/** Where things go on a plot `width` px wide: x of a step, y of a loss and of a held-out fraction. */
+function plotScales({ snapshots, log }, width) {
+  const left = PAD.left;
+  const right = width - PAD.right;
+  const top = PAD.top;
+  const bottom = HEIGHT - PAD.bottom;
+  const n = log.steps.length;
+  const maxStep = Math.max(1, snapshots.at(-1).step, n ? log.steps[n - 1] : 0);
+  const x = (step) => left + (logStep(step) / logStep(maxStep)) * (right - left);
+  let highest = 0;
+  for (const loss of log.losses) highest = Math.max(highest, loss);
+  for (const s of snapshots) if (Number.isFinite(s.loss)) highest = Math.max(highest, s.loss);
+  const lossMax = Math.max(0.5, Math.ceil(highest * 2) / 2);
+  const yLoss = (loss) => bottom - (Math.min(loss, lossMax) / lossMax) * (bottom - top);
+  const yHeldout = (fraction) => bottom - fraction * (bottom - top);
+  return { left, right, top, bottom, maxStep, lossMax, x, yLoss, yHeldout };
+}
+
+/**
+ * Paint `timeline` (its loss curve `smoothed`, snapshot `current` in use) on `ctx`, `width` CSS px
+ * wide. Returns the step → x mapping drawn with.
+ */
+function paintTimeline(ctx, width, timeline, smoothed, current) {
+  const { snapshots, log } = timeline;
+  const c = colours();
+  const at = plotScales(timeline, width);
+  paintFrame(ctx, at, c);
+  // The loss of every step (faint) and its log-window mean.
+  const { x, yLoss, yHeldout, top, bottom } = at;
+  const n = log.steps.length;
+  if (n) {
+    ctx.strokeStyle = c.loss;
+    ctx.globalAlpha = 0.25;
+    polyline(
+      ctx,
+      n,
+      (i) => x(log.steps[i]),
+      (i) => yLoss(log.losses[i]),
+    );
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 1.5;
+    polyline(
+      ctx,
+      n,
+      (i) => x(log.steps[i]),
+      (i) => yLoss(smoothed[i]),
+    );
+  }
+  paintSnapshots(ctx, at, c, snapshots);
+  // The snapshot in use.
+  const s = snapshots[current];
+  ctx.strokeStyle = c.accent;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(x(s.step), top);
+  ctx.lineTo(x(s.step), bottom);
+  ctx.stroke();
+  ctx.beginPath();
+  ctx.arc(x(s.step), yHeldout(s.heldout), 6, 0, 2 * Math.PI);
+  ctx.stroke();
+  if (Number.isFinite(s.loss)) {
+    ctx.fillStyle = c.accent;
+    ctx.beginPath();
+    ctx.arc(x(s.step), yLoss(s.loss), 4, 0, 2 * Math.PI);
+    ctx.fill();
+  }
+  return x;
+}
+
+/** Frame, step ticks, and both value axes. */
+function paintFrame(ctx, { left, right, top, bottom, maxStep, lossMax, x, yLoss, yHeldout }, c) {
+  ctx.font = FONT;
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = c.line;
+  ctx.strokeRect(left, top, right - left, bottom - top);
+  ctx.fillStyle = c.muted;
+  ctx.textBaseline = 'top';
+  ctx.textAlign = 'center';
+  const ticks = stepTicks(maxStep);
+  if (x(maxStep) - x(ticks.at(-1)) > 40) ticks.push(maxStep);
+  for (const t of ticks) {
+    ctx.beginPath();
+    ctx.moveTo(x(t), top);
+    ctx.lineTo(x(t), bottom);
+    ctx.stroke();
+    ctx.fillText(String(t), x(t), bottom + 6);
+  }
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  for (const v of [0, lossMax / 2, lossMax]) ctx.fillText(String(v), left - 6, yLoss(v));
+  ctx.textAlign = 'left';
+  for (const v of [0, 0.5, 1]) ctx.fillText(percent(v), right + 10, yHeldout(v));
+}
+
+/** Every snapshot: a tick on the step axis and its held-out figure. */
+function paintSnapshots(ctx, { x, yHeldout, bottom }, c, snapshots) {
+  ctx.strokeStyle = c.heldout;
+  ctx.lineWidth = 1;
+  polyline(
+    ctx,
+    snapshots.length,
+    (i) => x(snapshots[i].step),
+    (i) => yHeldout(snapshots[i].heldout),
+  );
+  for (const s of snapshots) {
+    ctx.strokeStyle = c.muted;
+    ctx.beginPath();
+    ctx.moveTo(x(s.step), bottom);
+    ctx.lineTo(x(s.step), bottom - 5);
+    ctx.stroke();
+    ctx.fillStyle = c.heldout;
+    ctx.beginPath();
+    ctx.arc(x(s.step), yHeldout(s.heldout), 3, 0, 2 * Math.PI);
+    ctx.fill();
+  }
 }
