@@ -114,9 +114,10 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
   /** The heatmap as shown (transposed or not), as a vector figure; null while it is empty. */
   const figure = () => heatmap.figure(caption);
 
-  /** Where the file name says what the figure is: "heatmap-cross-L0-H1". */
+  /** Where the file name says what the figure is: "heatmap-cross-L0-H1" ("heatmap" before anything is shown). */
   const viewName = () => {
-    const [, selection] = shown ?? [null, { kind: 'cross', layer: 0, head: 0 }];
+    if (!shown) return 'heatmap';
+    const [, selection] = shown;
     return `heatmap-${selection.kind}-L${selection.layer}-H${selection.head}`;
   };
 
