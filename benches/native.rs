@@ -12,8 +12,8 @@ use std::time::Instant;
 use attnscope::files::folder::ModelFolder;
 use attnscope::session::Answer;
 use attnscope::trace::analysis::Analysis;
+use attnscope::Focus;
 use attnscope::{block_on, Session};
-use attnscope::{AttentionKind, Focus};
 use burn::tensor::Device;
 
 const WARMUP: usize = 5;
@@ -182,11 +182,7 @@ fn answer_table(root: &std::path::Path) {
         let mut session = shipped(root, model);
         let text = sentence(&session, model, 32);
         block_on(session.translate(&text)).unwrap();
-        let focus = Focus {
-            kind: AttentionKind::Cross,
-            layer: 0,
-            head: 0,
-        };
+        let focus = Focus::DEFAULT;
         let stages = time(|| {
             block_on(session.stages(focus)).unwrap();
         });

@@ -1,5 +1,7 @@
 //! The browser boundary: one exported type, `Session` (a thin wrapper over
-//! [`crate::session::Session`]), the model's file names, and the backend policy.
+//! [`crate::session::Session`]); the facts the page must not keep its own copy of (`facts`:
+//! file names, the widest beam, the default focus, the backends) and the backend policy
+//! (`backend`).
 //!
 //! Every answer is the same [`Answer`] that `attnscope trace --json` prints, serialised once;
 //! flat vectors cross as one typed array's bytes each (see [`crate::trace::Floats`]). Every
@@ -9,7 +11,6 @@
 use burn::tensor::Device;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::error::Error;
 use crate::files::folder::{ModelFiles, FILE_NAMES};
@@ -18,11 +19,12 @@ use crate::session::{Answer, Focus};
 use crate::trace::analysis::Analysis;
 use crate::trace::AttentionKind;
 
-#[cfg(feature = "webgpu")]
-thread_local! {
-    /// The WebGPU device: wgpu's runtime can be initialised once per page (or worker).
-    static WEBGPU: std::cell::RefCell<Option<Device>> = const { std::cell::RefCell::new(None) };
-}
+mod backend;
+mod facts;
+
+use backend::webgpu_device;
+pub use backend::{backends, choose_backend, BACKENDS};
+pub use facts::{default_focus, max_beam_width, model_file_names};
 
 // The static constructors that wasm-ld gathers into `__wasm_call_ctors` (cubecl registers its IR
 // dialect this way). Without an explicit call, wasm-ld treats the module as a "command" and wraps
@@ -55,123 +57,20 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-fn js_error(error: Error) -> JsError {
+/// The crate's error as a `JsError`.
+pub(crate) fn js_error(error: Error) -> JsError {
     JsError::new(&error.to_string())
 }
 
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+/// A value as a JS value (maps as plain objects, `None` as `null`).
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     // `null` for a missing value, as in the JSON the CLI prints.
     let serializer = serde_wasm_bindgen::Serializer::new()
         .serialize_maps_as_objects(true)
         .serialize_missing_as_null(true);
     value
         .serialize(&serializer)
-        .map_err(|e| js_error(Error::Json(e.to_string())))
-}
-
-/// The file names of a model folder: `{config, weights, srcTokenizer, tgtTokenizer}`.
-#[wasm_bindgen(js_name = modelFileNames)]
-pub fn model_file_names() -> Result<JsValue, JsError> {
-    to_js(&FILE_NAMES)
-}
-
-/// Where the worker should run a model.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct BackendChoice {
-    /// `"webgpu"` or `"cpu"`.
-    backend: &'static str,
-    /// Why the choice differs from the preference ("" when it does not).
-    note: String,
-}
-
-/// The browser's WebGPU adapter, through web-sys's typed API; `Err` says why there is none.
-async fn webgpu_adapter() -> Result<web_sys::GpuAdapter, String> {
-    let global = js_sys::global();
-    let gpu: web_sys::Gpu = if let Some(worker) = global.dyn_ref::<web_sys::WorkerGlobalScope>() {
-        worker.navigator().gpu()
-    } else if let Some(window) = global.dyn_ref::<web_sys::Window>() {
-        window.navigator().gpu()
-    } else {
-        return Err("no browser window or worker".into());
-    };
-    if JsValue::from(gpu.clone()).is_undefined() {
-        return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
-    }
-    let adapter = gpu
-        .request_adapter()
-        .await
-        .map_err(|e| format!("the adapter request failed: {}", describe(&e)))?;
-    adapter
-        .into_option()
-        .ok_or_else(|| "the browser offers no WebGPU adapter".into())
-}
-
-fn describe(error: &JsValue) -> String {
-    error
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| error.as_string())
-        .unwrap_or_else(|| "unknown error".into())
-}
-
-/// The backend policy, decided here and nowhere else: `cpu` → the CPU; `webgpu` → WebGPU when
-/// the browser has any adapter; `auto` → WebGPU only with a hardware adapter, since a software
-/// fallback adapter (SwiftShader) emulates the GPU on the CPU and is slower than the CPU module.
-/// Returns `{backend, note}`.
-#[wasm_bindgen(js_name = chooseBackend)]
-pub async fn choose_backend(preference: String) -> Result<JsValue, JsError> {
-    let cpu = |note: String| BackendChoice {
-        backend: "cpu",
-        note,
-    };
-    let choice = match preference.as_str() {
-        "cpu" => cpu(String::new()),
-        "webgpu" | "auto" => match webgpu_adapter().await {
-            Err(reason) if preference == "webgpu" => cpu(format!(
-                "WebGPU is not available here ({reason}); using the CPU."
-            )),
-            Err(reason) => cpu(format!(
-                "WebGPU unavailable ({reason}); running on the CPU."
-            )),
-            Ok(adapter) if preference == "auto" && adapter.info().is_fallback_adapter() => cpu(
-                "The only WebGPU adapter here is a software fallback (SwiftShader), which is \
-                 slower than the CPU backend, so “auto” uses the CPU. Choose WebGPU to try it \
-                 anyway."
-                    .into(),
-            ),
-            Ok(_) => BackendChoice {
-                backend: "webgpu",
-                note: String::new(),
-            },
-        },
-        other => {
-            return Err(js_error(Error::Usage(format!(
-                "unknown backend {other:?}: use webgpu, cpu or auto"
-            ))))
-        }
-    };
-    to_js(&choice)
-}
-
-#[cfg(feature = "webgpu")]
-async fn webgpu_device() -> Result<Device, Error> {
-    if let Some(device) = WEBGPU.with(|cell| cell.borrow().clone()) {
-        return Ok(device);
-    }
-    let device = Device::wgpu_options()
-        .init_async()
-        .await
-        .map_err(|e| Error::WebGpuUnavailable(e.to_string()))?;
-    WEBGPU.with(|cell| *cell.borrow_mut() = Some(device.clone()));
-    Ok(device)
-}
-
-#[cfg(not(feature = "webgpu"))]
-async fn webgpu_device() -> Result<Device, Error> {
-    Err(Error::WebGpuUnavailable(
-        "this build has no WebGPU backend".into(),
-    ))
+        .map_err(|e| js_error(Error::Json(serde::ser::Error::custom(e))))
 }
 
 /// A model, its decoding session and the backend it runs on, for the worker.
@@ -213,11 +112,7 @@ impl WebSession {
         Ok(WebSession {
             session,
             backend,
-            focus: Focus {
-                kind: AttentionKind::Cross,
-                layer: 0,
-                head: 0,
-            },
+            focus: Focus::DEFAULT,
         })
     }
 
@@ -228,8 +123,7 @@ impl WebSession {
 
     /// The model's config as a camelCase object.
     pub fn config(&self) -> Result<JsValue, JsError> {
-        let value = serde_json::to_value(self.session.config())
-            .map_err(|e| js_error(Error::Json(e.to_string())))?;
+        let value = serde_json::to_value(self.session.config()).map_err(|e| js_error(e.into()))?;
         to_js(&camel_case(value))
     }
 

@@ -4,7 +4,9 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use attnscope::wasm::{choose_backend, model_file_names, WebSession};
+use attnscope::wasm::{
+    backends, choose_backend, default_focus, max_beam_width, model_file_names, WebSession,
+};
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -128,6 +130,16 @@ async fn cpu_translates_and_steps() {
     assert!(session.config().is_ok());
     let names = model_file_names().unwrap();
     assert_eq!(string(&names, "weights"), "model.safetensors");
+    // The facts the page reads from the module instead of keeping a copy.
+    assert_eq!(max_beam_width(), 8);
+    let focus = default_focus().unwrap();
+    assert_eq!(string(&focus, "kind"), "cross");
+    assert_eq!(get(&focus, "layer").as_f64(), Some(0.0));
+    let listed: Vec<String> = js_sys::Array::from(&backends().unwrap())
+        .iter()
+        .map(|b| b.as_string().unwrap())
+        .collect();
+    assert_eq!(listed, ["auto", "webgpu", "cpu"]);
 }
 
 #[wasm_bindgen_test]
@@ -137,7 +149,15 @@ async fn the_backend_policy_follows_the_adapter() {
             .await
             .map_err(JsValue::from)
             .unwrap();
-        (string(&choice, "backend"), string(&choice, "note"))
+        // The note is `null` or a message key with its parameters.
+        let note = get(&choice, "note");
+        let key = if note.is_null() {
+            String::new()
+        } else {
+            assert!(get(&note, "params").is_object());
+            string(&note, "key")
+        };
+        (string(&choice, "backend"), key)
     };
     assert_eq!(choice("cpu").await, ("cpu".to_string(), String::new()));
     assert!(choose_backend("quantum".into()).await.is_err());
@@ -149,7 +169,7 @@ async fn the_backend_policy_follows_the_adapter() {
         // Headless Chromium here offers only SwiftShader, a software fallback adapter.
         assert_eq!(webgpu, "webgpu");
         assert_eq!(auto, "cpu");
-        assert!(note.contains("software fallback"), "{note}");
+        assert_eq!(note, "backend.softwareFallback");
     } else {
         assert_eq!((webgpu.as_str(), auto.as_str()), ("cpu", "cpu"));
     }

@@ -11,8 +11,8 @@ use crate::model::masks::Mask;
 use crate::model::Probe;
 use crate::trace::{AttentionKind, AttentionStack, Floats};
 
-/// Which head a view looks at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which head a view looks at (`{kind, layer, head}` in JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Focus {
     /// The kind of attention.
     pub kind: AttentionKind,
@@ -23,6 +23,14 @@ pub struct Focus {
 }
 
 impl Focus {
+    /// The head the page looks at first, and whose stages every answer carries until another
+    /// is chosen: cross-attention, layer 0, head 0.
+    pub const DEFAULT: Self = Self {
+        kind: AttentionKind::Cross,
+        layer: 0,
+        head: 0,
+    };
+
     /// Whether the model has this layer and head; an `OutOfRange` error says which does not.
     pub fn check(&self, config: &ModelConfig) -> Result<()> {
         let (layers, heads) = match self.kind {
