@@ -3,7 +3,7 @@
 // worker not yet in use are held (backend news) or dropped (refreshes).
 //
 // Requests are { id, type, args }; replies { id, ok, result } or { id, ok: false, error, trap, problem }
-// (problem: { key, params } of www/i18n, or null).
+// (problem: { key, params } of www/ui/i18n, or null).
 // Notices from the worker: { type: 'progress', label, loaded, total },
 // { type: 'backend', backend, preference, note, warming }, { type: 'refresh', result }.
 

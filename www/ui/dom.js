@@ -6,7 +6,7 @@ import { t } from './i18n.js';
  * `el(tag, { className, text, title, attrs, data, i18n, i18nTitle, i18nLabel }, ...children)`: a
  * new `tag` element with each option that is given set (`attrs` as attributes, `data` as data-*
  * values), then `children` (elements or strings) appended after its text. `i18n`, `i18nTitle`
- * and `i18nLabel` name translation keys (www/i18n.js) for its text, title and aria-label: they
+ * and `i18nLabel` name translation keys (www/ui/i18n.js) for its text, title and aria-label: they
  * follow the language when it is switched.
  */
 export function el(tag, { className, text, title, attrs, data, i18n, i18nTitle, i18nLabel } = {}, ...children) {

@@ -1,4 +1,4 @@
-// The page's words in each language: one JSON file a language under www/i18n/, keys shared. `t`
+// The page's words in each language: one JSON file a language under www/ui/i18n/, keys shared. `t`
 // looks a key up in the language in use (English where a key is missing), filling {name}
 // placeholders; elements carrying data-i18n* attributes are translated in place by `translatePage`.
 // Translations may hold <code>, <em>, <sup>, <sub> and <strong>: `richText` builds those as

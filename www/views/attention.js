@@ -147,7 +147,7 @@ export const parseHead = (value) => (isSummaryHead(value) ? value : Number(value
 /**
  * What to draw for `head` of `kind`: { stack, head (index inside stack), label }. A real head is
  * one of the trace's own stack; 'mean' / 'max' is the one head of the analysis's summary stack
- * (www/wire.js analysis). Without that analysis a summary falls back to head 0 and says so.
+ * (www/shared/wire.js analysis). Without that analysis a summary falls back to head 0 and says so.
  */
 export function headStack(trace, kind, analysis, head) {
   const own = stackFor(trace, kind);

@@ -82,7 +82,7 @@ export function createCompare(container, { call, onError }) {
   let drawing = null; // the slices of the latest drawing
 
   /**
-   * Start drawing A, B and B − A (a heatmap a slice, www/slices.js); returns the slices, or null.
+   * Start drawing A, B and B − A (a heatmap a slice, www/ui/slices.js); returns the slices, or null.
    * They stop once a newer drawing has begun (B's answer can come while the page draws A).
    */
   function draw() {
@@ -122,7 +122,7 @@ export function createCompare(container, { call, onError }) {
 
   /**
    * Draw A and B with the page's `trace` and `selection`; `page`: { text, model, snapshot }.
-   * Returns the drawing's slices (www/slices.js), or null.
+   * Returns the drawing's slices (www/ui/slices.js), or null.
    */
   function render(trace, selection, page) {
     if (!trace) {

@@ -64,7 +64,7 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
   });
 
   /**
-   * Draw the heatmap; returns the slices (www/slices.js) that fill its table. `options`:
+   * Draw the heatmap; returns the slices (www/ui/slices.js) that fill its table. `options`:
    * { special: the config's { bosId, eosId }, hideSinks: leave the <s>/</s> key columns out,
    * analysis: what headStack reads for the mean/max over heads }.
    */
@@ -144,7 +144,7 @@ const TABLE_CELLS_PER_TASK = 1024;
 
 /**
  * `table` holding the heatmap's numbers (3 decimals): a header row of column tokens, a row per
- * row token. Filled a block of rows a task (www/slices.js): a 129 × 128 table is 16,641 cells,
+ * row token. Filled a block of rows a task (www/ui/slices.js): a 129 × 128 table is 16,641 cells,
  * too many to lay out at once. The rows already there are kept and only their changed texts set.
  */
 function* fillTable(table, spec, caption) {

@@ -97,8 +97,8 @@ export function createHeadView(container, getMode) {
     }
   });
   /**
-   * Draw `trace`'s `selection`; returns the slices (www/slices.js) that draw every line.
-   * `analysis`: the trace's (www/wire.js analysis), for the mean or max over heads, or null.
+   * Draw `trace`'s `selection`; returns the slices (www/ui/slices.js) that draw every line.
+   * `analysis`: the trace's (www/shared/wire.js analysis), for the mean or max over heads, or null.
    */
   function* render(trace, selection, analysis = null) {
     state = { trace, selection, analysis };
@@ -158,7 +158,7 @@ const rowY = (i) => 10 + i * ROW_H + ROW_H / 2;
 
 /**
  * Lines from query tokens (left) to key tokens (right), opacity = weight; `focusRow`: only that
- * query's. A generator: a slice (www/slices.js) per block of query rows of a head.
+ * query's. A generator: a slice (www/ui/slices.js) per block of query rows of a head.
  */
 function* paintLines(ctx, { all, one, stack, layer, width }, focusRow) {
   const rightX = width - LEFT_X;

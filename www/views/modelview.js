@@ -53,8 +53,8 @@ export function createModelView(container, onSelect) {
 
   /**
    * One kind's thumbnails (the page draws the three kinds in separate tasks), a layer a slice
-   * (www/slices.js). `special`: the config's { bosId, eosId } to leave those key columns out, or
-   * null; `analysis`: the trace's (www/wire.js analysis), for a mean and a max column, or null.
+   * (www/ui/slices.js). `special`: the config's { bosId, eosId } to leave those key columns out, or
+   * null; `analysis`: the trace's (www/shared/wire.js analysis), for a mean and a max column, or null.
    */
   function* renderKind(trace, selection, kind, special = null, analysis = null) {
     shown.set(kind, [trace, selection, kind, special, analysis]);

@@ -79,7 +79,7 @@ export function createRollout(container) {
 
   /**
    * `analysis`: wire.analysis of `trace`, or null when the worker could not give it. A heatmap a
-   * slice (www/slices.js).
+   * slice (www/ui/slices.js).
    */
   function* render(trace, analysis) {
     shown = trace && analysis ? { trace, analysis } : null;

@@ -33,7 +33,7 @@ export function createStages(container) {
   /**
    * `stages`: the focused head's stages from the same answer as `trace`, or null; `note`: shown
    * instead of them when the page focuses no single head (the mean or max over heads). A stage a
-   * slice (www/slices.js).
+   * slice (www/ui/slices.js).
    */
   function* render(stages, trace, note = '') {
     if (!stages || note) {

@@ -97,7 +97,7 @@ export function createStepper(container, onForce) {
     { root: list, rootMargin: '200px 0px' },
   );
 
-  /** Draw the bars of the rows waiting for them, one row a slice (www/slices.js). */
+  /** Draw the bars of the rows waiting for them, one row a slice (www/ui/slices.js). */
   function paintWaiting() {
     if (painting || !waiting.size) return;
     const slices = (function* paint() {
@@ -120,9 +120,9 @@ export function createStepper(container, onForce) {
   wireBarHover(list, () => shown);
 
   /**
-   * Show every step of `trace`, a block of changed rows a slice (www/slices.js); a row whose step
+   * Show every step of `trace`, a block of changed rows a slice (www/ui/slices.js); a row whose step
    * is unchanged is kept as it is, and only its bars drawn again. `analysis`: the trace's
-   * (www/wire.js analysis), for the mean or max over heads, or null.
+   * (www/shared/wire.js analysis), for the mean or max over heads, or null.
    */
   function* render(trace, selection, analysis = null) {
     if (!trace?.steps.length) {

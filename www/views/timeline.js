@@ -62,7 +62,7 @@ function polyline(ctx, count, x, y) {
 
 /**
  * `createTimeline(container, { onPick(index) → Promise<shown> })`, then `render(timeline, index)`
- * for a model's timeline (www/training.js) with snapshot `index` in use, `show(index)` once the
+ * for a model's timeline (www/worker/training.js) with snapshot `index` in use, `show(index)` once the
  * page uses another, `clear()` for a model without one. `onPick` resolves once the page shows the
  * snapshot (true) or gave up on it (false).
  */

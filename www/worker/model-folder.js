@@ -11,7 +11,7 @@
 const PROGRESS_STEPS = 100;
 
 export class FolderProblem extends Error {
-  /** `key`: the message in www/i18n/*.json; `params`: its {placeholders}, a list as an array. */
+  /** `key`: the message in www/ui/i18n/*.json; `params`: its {placeholders}, a list as an array. */
   constructor(key, params) {
     super(`${key} ${JSON.stringify(params)}`);
     this.problem = { key, params };
