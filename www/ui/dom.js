@@ -40,3 +40,8 @@ export const optionT = (value, key) => el('option', { i18n: key, attrs: { value 
 
 /** The page's element with id `id`. */
 export const $ = (id) => document.getElementById(id);
+
+/** Set `target[name]` to `value` unless it has it already (a write, even of the same value, may cost a relayout). */
+export function setIfChanged(target, name, value) {
+  if (target[name] !== value) target[name] = value;
+}

@@ -5,7 +5,7 @@
 import { cpuCanvas, drawMatrix, formatValue, legend, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
 import { axisTitle, labelOrientation, labelSpacing } from '../draw/labels.js';
 import { hover, hoveredOn, onHover } from '../ui/bus.js';
-import { el } from '../ui/dom.js';
+import { el, setIfChanged } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { hideTooltip, say, showTooltip } from '../ui/tooltip.js';
 import { heatmapFigure, specCell } from './heatmap-figure.js';
@@ -356,9 +356,4 @@ export function transposed(spec) {
     colTitle: spec.rowTitle,
     transposed: !spec.transposed,
   };
-}
-
-/** Set `target[name]` to `value` unless it has it already (a write, even of the same value, may cost a relayout). */
-function setIfChanged(target, name, value) {
-  if (target[name] !== value) target[name] = value;
 }

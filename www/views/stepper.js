@@ -5,7 +5,7 @@ import { cpuCanvas, drawingContext, rasterizeNow } from '../draw/canvas.js';
 import { svgContext } from '../draw/svg.js';
 import { theme } from '../draw/theme.js';
 import { hover } from '../ui/bus.js';
-import { el } from '../ui/dom.js';
+import { el, setIfChanged } from '../ui/dom.js';
 import { language, t } from '../ui/i18n.js';
 import { runSlices, TASK_END } from '../ui/slices.js';
 import { hideTooltip, showTooltip } from '../ui/tooltip.js';
@@ -239,11 +239,6 @@ function fillRow(entry, step) {
     setIfChanged(button, 'textContent', `${candidate.token} ${(candidate.probability * 100).toFixed(1)}%`);
     setIfChanged(button, 'title', t('stepper.forceTitle', { token: candidate.token }));
   });
-}
-
-/** Set `target[name]` to `value` unless it has it already (a write, even of the same value, may cost a relayout). */
-function setIfChanged(target, name, value) {
-  if (target[name] !== value) target[name] = value;
 }
 
 /**
