@@ -1,10 +1,12 @@
 //! attnscope: an encoder-decoder Transformer you can watch think.
 //!
-//! The folders are the layers, and dependencies point one way:
+//! The folders are the layers, and dependencies point one way (no cycle):
 //! `model` (burn modules, config, masks, positional tables) ← `files` (validated model-folder
-//! I/O) ← `session` (step-by-step decoding, sampling, beam search) ← `trace` (the output the page
-//! shows) ← `wasm` (the browser boundary) and `cli`. `text` (tokenizers) sits beside `files`.
-//! The model knows nothing of the trace or of wasm.
+//! I/O) ← `session` (step-by-step decoding, sampling, beam search) ← `wasm` (the browser
+//! boundary) and `cli`. `trace` holds the output types the session fills and the page draws;
+//! it uses only `model` (the masks) and `flat` (vectors as they cross to the page). `text`
+//! (tokenizers) is used by `files` and `session`. The model knows nothing of the trace or of
+//! wasm.
 //!
 //! Native-only tools live in folders of their own, gated once here: `train` (the loop, recipes,
 //! evaluation, data), `import` (Marian checkpoints) and `cli`.

@@ -197,13 +197,30 @@ fn check_charsmap(base64: &str) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// A model's list field, or `missing` as the error.
+fn list<'v>(
+    model: &'v Value,
+    field: &str,
+    missing: &str,
+) -> std::result::Result<&'v Vec<Value>, String> {
+    model
+        .get(field)
+        .and_then(Value::as_array)
+        .ok_or_else(|| missing.to_string())
+}
+
+/// Byte fallback (unknown characters as byte pieces) is not supported.
+fn no_byte_fallback(model: &Value) -> std::result::Result<(), String> {
+    if model.get("byte_fallback") == Some(&Value::Bool(true)) {
+        return Err("byte fallback is not supported".into());
+    }
+    Ok(())
+}
+
 /// A Unigram model as `attnscope import marian` writes it: `[piece, score]` pairs with finite
 /// scores, an `unk_id` inside them, no byte fallback.
 fn check_unigram(model: &Value) -> std::result::Result<(), String> {
-    let vocab = model
-        .get("vocab")
-        .and_then(Value::as_array)
-        .ok_or("the Unigram model has no `vocab` list")?;
+    let vocab = list(model, "vocab", "the Unigram model has no `vocab` list")?;
     if vocab.is_empty() || vocab.len() > MAX_VOCAB {
         return Err(format!(
             "the Unigram vocabulary has {} entries (1..=200000)",
@@ -227,19 +244,13 @@ fn check_unigram(model: &Value) -> std::result::Result<(), String> {
     {
         return Err("the Unigram model needs an `unk_id` inside its vocabulary".into());
     }
-    if model.get("byte_fallback") == Some(&Value::Bool(true)) {
-        return Err("byte fallback is not supported".into());
-    }
-    Ok(())
+    no_byte_fallback(model)
 }
 
 /// The BPE fields attnscope writes: merges as pairs or "a b" strings, no dropout, no byte
 /// fallback, no prefix or suffix.
 fn check_bpe(model: &Value) -> std::result::Result<(), String> {
-    let merges = model
-        .get("merges")
-        .and_then(Value::as_array)
-        .ok_or("the BPE model has no `merges` list")?;
+    let merges = list(model, "merges", "the BPE model has no `merges` list")?;
     let merge_ok = |m: &Value| match m {
         Value::String(s) => s.split(' ').count() == 2,
         Value::Array(pair) => pair.len() == 2 && pair.iter().all(Value::is_string),
@@ -258,10 +269,7 @@ fn check_bpe(model: &Value) -> std::result::Result<(), String> {
             return Err(format!("the BPE model's `{field}` must be a boolean"));
         }
     }
-    if model.get("byte_fallback") == Some(&Value::Bool(true)) {
-        return Err("byte fallback is not supported".into());
-    }
-    Ok(())
+    no_byte_fallback(model)
 }
 
 #[cfg(test)]
