@@ -5,8 +5,8 @@
 
 use std::sync::OnceLock;
 
-use attnscope::model::positional::PositionalTable;
 use attnscope::files::weights::load_model;
+use attnscope::model::positional::PositionalTable;
 use attnscope::ModelConfig;
 use burn::tensor::Device;
 use libfuzzer_sys::fuzz_target;
