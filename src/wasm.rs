@@ -280,6 +280,24 @@ impl WebSession {
         to_js(&attribution)
     }
 
+    /// One token's journey through one layer: `stack` is `encoder` or `decoder`, `position` a
+    /// source position or a decoded decoder row (README, "Journey JSON").
+    pub async fn inspect(
+        &self,
+        stack: String,
+        layer: u32,
+        position: u32,
+    ) -> Result<JsValue, JsError> {
+        let stack = crate::trace::journey::Stack::parse(&stack).map_err(js_error)?;
+        let (layer, position) = (layer as usize, position as usize);
+        let request = crate::session::Inspect {
+            stack,
+            layer,
+            position,
+        };
+        to_js(&self.session.inspect(request).await.map_err(js_error)?)
+    }
+
     /// `mode` is `"greedy"` or `"sample"` (with temperature, top-k and seed).
     #[wasm_bindgen(js_name = setSampling)]
     pub fn set_sampling(

@@ -5,6 +5,7 @@
 //! flat vector crosses as one typed array's bytes, see [`Floats`]).
 
 pub mod analysis;
+pub mod journey;
 
 use serde::Serialize;
 

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod reference;
+
 use std::path::PathBuf;
 
 use attnscope::files::folder::ModelFolder;
