@@ -70,7 +70,7 @@ fn print_journey(j: &Journey) {
     }
     let ffn = &j.feed_forward;
     println!(
-        "  feed-forward: {} hidden, {} exactly 0; LayerNorm over mean {:.4}, std {:.4}",
+        "  feed-forward: {} hidden, {} exactly 0; norm over mean {:.4}, std {:.4}",
         ffn.hidden.len(),
         ffn.zeros,
         ffn.mean,
@@ -88,7 +88,7 @@ fn print_journey(j: &Journey) {
 
 fn print_attention(name: &str, a: &AttentionJourney, d_k: usize) {
     println!(
-        "  {name}: LayerNorm over mean {:.4}, std {:.4}; weights (q·k_j ÷ √{d_k}, softmax) per head:",
+        "  {name}: norm over mean {:.4}, std {:.4}; per head softmax(q·k_j ÷ √{d_k}):",
         a.mean, a.std
     );
     for (h, head) in a.heads.iter().enumerate() {

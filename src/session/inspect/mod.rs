@@ -147,11 +147,13 @@ impl Session {
         let (x, _, padding_mask) = model.run_encoder(state.src.clone(), None, request.layer);
         let position = request.position;
         let embedding = (request.layer == 0).then(|| {
-            self.embedding_reads(&model.src_embed, state.src_id(position), position, reads)
+            let id = state.trace.src_ids[position];
+            self.embedding_reads(&model.src_embed, id, position, reads)
         });
         let x_query = x.clone().narrow(1, position, 1); // [1, 1, d_model]
         let input = reads.push(x_query.clone());
-        let kv = layer.self_attn.project_key_value(layer.residual_1.input(x)); // [1, heads, src_len, d_k]
+        // Every source position's keys and values: [1, heads, src_len, d_k].
+        let kv = layer.self_attn.project_key_value(layer.residual_1.input(x));
         let step = AttentionStep {
             block: &layer.self_attn,
             residual: &layer.residual_1,
@@ -203,7 +205,8 @@ impl Session {
         });
         let x_query = x.clone().narrow(1, position, 1); // [1, 1, d_model]
         let input = reads.push(x_query.clone());
-        let kv = layer.self_attn.project_key_value(layer.residual_1.input(x)); // [1, heads, rows, d_k]
+        // Every decoded position's keys and values, the later ones masked: [1, heads, rows, d_k].
+        let kv = layer.self_attn.project_key_value(layer.residual_1.input(x));
         let causal = causal_row(&state.trace.causal_mask, position);
         let step = AttentionStep {
             block: &layer.self_attn,
@@ -321,7 +324,8 @@ impl Session {
     ) -> (Tensor<3>, FeedForwardReads) {
         let config = &self.loaded.config;
         let input = residual.input(x.clone()); // [1, 1, d_model]
-        let hidden = activate(config.activation, ffn.linear_1.forward(input.clone())); // [1, 1, d_ff]
+                                               // [1, 1, d_ff]
+        let hidden = activate(config.activation, ffn.linear_1.forward(input.clone()));
         let projected = ffn.forward(input.clone()); // [1, 1, d_model]
         let sum = x.clone() + projected.clone();
         let result = residual.output(x.clone(), projected.clone());
@@ -334,17 +338,6 @@ impl Session {
             normed: (!config.norm_first).then(|| reads.push(result.clone())),
         };
         (result, reads)
-    }
-}
-
-impl Decoding {
-    /// The source id at `position` (checked by the caller).
-    fn src_id(&self, position: usize) -> u32 {
-        self.trace
-            .src_ids
-            .get(position)
-            .copied()
-            .unwrap_or_default()
     }
 }
 
