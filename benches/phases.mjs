@@ -38,7 +38,9 @@ async function largeModelPhases(browser, origin) {
     await typeSettled(page, sentence);
     await page.waitForFunction(() => window.__attnscope.state.trace?.decoderSelfAttention.queries === 129, null, { timeout: 120_000 });
   });
-  phases['open the model view'] = await longTasksDuring(page, () => page.locator('section[data-export="model-view"]').scrollIntoViewIfNeeded());
+  phases['open the model view'] = await longTasksDuring(page, () =>
+    page.locator('section[data-export="model-view"]').scrollIntoViewIfNeeded(),
+  );
   phases['switch in the model view'] = await longTasksDuring(page, async () => {
     await page.click('#model-view button.thumb[data-kind=encoderSelf][data-layer="5"][data-head="7"]');
     await page.waitForFunction(() => window.__attnscope.state.selection.layer === 5 && document.body.dataset.ready === 'true');
@@ -83,10 +85,15 @@ try {
     const met = longest <= LONG_TASK_BUDGET_MS ? 'met' : 'missed';
     return `| ${phase} | ${tasks.length ? tasks.map((ms) => `${ms} ms`).join(', ') : 'none'} | ≤ ${LONG_TASK_BUDGET_MS} ms | ${met} |`;
   });
-  rows.push(`| WebGPU device lost → CPU | ${switchMs} ms | ≤ ${SWITCH_BUDGET_MS} ms | ${switchMs <= SWITCH_BUDGET_MS ? 'met' : 'missed'} |`);
+  rows.push(
+    `| WebGPU device lost → CPU | ${switchMs} ms | ≤ ${SWITCH_BUDGET_MS} ms | ${switchMs <= SWITCH_BUDGET_MS ? 'met' : 'missed'} |`,
+  );
   console.log(['| phase | long main-thread tasks (or time) | budget | |', '|---|---|---|---|', ...rows].join('\n'));
   mkdirSync(join(root, 'benches/out'), { recursive: true });
-  writeFileSync(join(root, 'benches/out/phases.json'), `${JSON.stringify({ phases, switchMs, date: new Date().toISOString() }, null, 2)}\n`);
+  writeFileSync(
+    join(root, 'benches/out/phases.json'),
+    `${JSON.stringify({ phases, switchMs, date: new Date().toISOString() }, null, 2)}\n`,
+  );
 } finally {
   await browser.close();
   server.close();

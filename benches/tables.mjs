@@ -301,73 +301,43 @@ function ratiosBlock(fig) {
 /** The budgets measured by this bench: attnscope against onnxruntime-web with its cache. */
 function budgetsBlock(fig) {
   const model = 'en-zh';
+  // [what, a: [engine, measure], b: [engine, measure], source tokens, limit, for reference only]
   const budgets = [
-    ...[8, 16, 32, 64].map((n) => ({
-      what: `CPU-wasm encoder ≤ 1.0× onnxruntime-web's, ${n} tokens`,
-      a: [CPU, 'encode'],
-      b: [WEB, 'encode'],
-      n,
-      limit: 1.0,
-    })),
-    {
-      what: "CPU-wasm cached step ≤ 1.0× onnxruntime-web's cached step, 32 tokens",
-      a: [CPU, 'cached_step'],
-      b: [WEB, 'cached_step'],
-      n: 32,
-      limit: 1.0,
-    },
-    {
-      what: 'CPU-wasm greedy translation ≤ 0.8× onnxruntime-web with its cache, 32 tokens',
-      a: [CPU, 'greedy'],
-      b: [WEB, 'greedy'],
-      n: 32,
-      limit: 0.8,
-    },
-    {
-      what: 'one cached step ≤ 0.10 of a full re-decode, 32 tokens: attnscope native (step at the end of the output)',
-      a: [NATIVE, 'last_step'],
-      b: [NATIVE, 'full_redecode'],
-      n: 32,
-      limit: 0.1,
-    },
-    {
-      what: '… attnscope native, a forced 33-token output prefix',
-      a: [NATIVE, 'forced_step'],
-      b: [NATIVE, 'forced_redecode'],
-      n: 16,
-      limit: 0.1,
-    },
-    {
-      what: '… attnscope CPU (wasm): mean cached step ÷ `recomputeDecoder` over the output',
-      a: [CPU, 'cached_step'],
-      b: [CPU, 'full_redecode'],
-      n: 32,
-      limit: 0.1,
-    },
-    {
-      what: 'native forward ≤ 1.2× onnxruntime CPU, 1 thread, 32 tokens: attnscope encode + full re-decode (the sum of their medians; with tokenizing and every attention matrix read back) against encoder.onnx + decoder.onnx',
-      a: [NATIVE, 'forward'],
-      b: [ORT_NOCACHE, 'forward'],
-      n: 32,
-      limit: 1.2,
-    },
-    {
-      what: '… for reference: onnxruntime-web (mean cached step ÷ decoder.onnx over the output)',
-      a: [WEB, 'cached_step'],
-      b: [WEB_NOCACHE, 'full_redecode'],
-      n: 32,
-      limit: 0.1,
-      reference: true,
-    },
-    {
-      what: '… for reference: onnxruntime CPU (the same)',
-      a: [ORT, 'cached_step'],
-      b: [ORT_NOCACHE, 'full_redecode'],
-      n: 32,
-      limit: 0.1,
-      reference: true,
-    },
-  ];
+    ...[8, 16, 32, 64].map((n) => [`CPU-wasm encoder ≤ 1.0× onnxruntime-web's, ${n} tokens`, [CPU, 'encode'], [WEB, 'encode'], n, 1.0]),
+    ["CPU-wasm cached step ≤ 1.0× onnxruntime-web's cached step, 32 tokens", [CPU, 'cached_step'], [WEB, 'cached_step'], 32, 1.0],
+    ['CPU-wasm greedy translation ≤ 0.8× onnxruntime-web with its cache, 32 tokens', [CPU, 'greedy'], [WEB, 'greedy'], 32, 0.8],
+    [
+      'one cached step ≤ 0.10 of a full re-decode, 32 tokens: attnscope native (step at the end of the output)',
+      [NATIVE, 'last_step'],
+      [NATIVE, 'full_redecode'],
+      32,
+      0.1,
+    ],
+    ['… attnscope native, a forced 33-token output prefix', [NATIVE, 'forced_step'], [NATIVE, 'forced_redecode'], 16, 0.1],
+    [
+      '… attnscope CPU (wasm): mean cached step ÷ `recomputeDecoder` over the output',
+      [CPU, 'cached_step'],
+      [CPU, 'full_redecode'],
+      32,
+      0.1,
+    ],
+    [
+      'native forward ≤ 1.2× onnxruntime CPU, 1 thread, 32 tokens: attnscope encode + full re-decode (the sum of their medians; with tokenizing and every attention matrix read back) against encoder.onnx + decoder.onnx',
+      [NATIVE, 'forward'],
+      [ORT_NOCACHE, 'forward'],
+      32,
+      1.2,
+    ],
+    [
+      '… for reference: onnxruntime-web (mean cached step ÷ decoder.onnx over the output)',
+      [WEB, 'cached_step'],
+      [WEB_NOCACHE, 'full_redecode'],
+      32,
+      0.1,
+      true,
+    ],
+    ['… for reference: onnxruntime CPU (the same)', [ORT, 'cached_step'], [ORT_NOCACHE, 'full_redecode'], 32, 0.1, true],
+  ].map(([what, a, b, n, limit, reference = false]) => ({ what, a, b, n, limit, reference }));
   const rows = ['| budget (en-zh) | figure (median over runs) | ratio: median (min–max over runs) | |', '|---|---|---|---|'];
   for (const b of budgets) {
     if (b.missing) {
