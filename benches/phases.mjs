@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, launchChromium, typeSettled, waitReady } from '../tests/browser/harness.mjs';
+import { launchChromium, startServer, typeSettled, waitReady } from '../tests/browser/harness.mjs';
 import { longTasksDuring, openModel, openRecordingPage } from '../tests/browser/long-tasks.mjs';
 
 const LONG_TASK_BUDGET_MS = 50;
