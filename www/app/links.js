@@ -9,7 +9,7 @@
 //   seed (sample) · w, a beam width and length penalty · n the beam node shown, when not the best
 //   f forced tokens "index:id,index:id" · s steps shown, when decoding stopped before the end
 //   k kind · l layer · h head (a number, mean or max) · sinks=1 · tr=1 transposed · hv=all
-//   lang (en|zh-CN)
+//   lang (en|zh-CN) · lesson the lesson's step shown (www/lesson/)
 // The backends, the widest beam and the default kind, layer and head are the wasm module's
 // (`facts`: { backends, maxBeamWidth, defaultFocus }, www/worker/modules.js).
 //
@@ -50,6 +50,7 @@ export const DEFAULTS = Object.freeze({
   transposed: false,
   headView: 'one',
   lang: null, // follow the browser
+  lesson: null, // the lesson closed
 });
 
 /** Every field a link without it stands for: DEFAULTS and the module's default focus. */
@@ -84,6 +85,7 @@ export function encodeState(state, facts) {
   if (state.transposed) p.set('tr', '1');
   put('hv', state.headView, fallback.headView);
   put('lang', state.lang, null);
+  put('lesson', state.lesson, null);
   const text = p.toString();
   return text ? `#${text}` : '';
 }
@@ -104,7 +106,7 @@ export function decodeState(hash, facts, models = []) {
   } catch {
     return { state, problems: [{ field: null, value: String(hash) }] };
   }
-  const known = new Set(['m', 't', 'b', 'd', 'seed', 'w', 'a', 'n', 'f', 's', 'k', 'l', 'h', 'sinks', 'tr', 'hv', 'lang']);
+  const known = new Set(['m', 't', 'b', 'd', 'seed', 'w', 'a', 'n', 'f', 's', 'k', 'l', 'h', 'sinks', 'tr', 'hv', 'lang', 'lesson']);
   for (const key of params.keys()) if (!known.has(key)) problems.push({ field: key, value: params.get(key), unknown: true });
   const model = params.get('m');
   if (model?.startsWith(LOCAL_MODEL_PREFIX) && !models.includes(model)) {
@@ -137,6 +139,7 @@ export function decodeState(hash, facts, models = []) {
   read('tr', flag, 'transposed');
   read('hv', oneOf(['one', 'all']), 'headView');
   read('lang', oneOf(LANGUAGES), 'lang');
+  read('lesson', (raw) => (natural(raw, 100) >= 1 ? natural(raw, 100) : null), 'lesson');
   return { state, problems };
 }
 
@@ -194,6 +197,7 @@ function linkState() {
     transposed: parts.views.focus.transposed(),
     headView: headViewMode(),
     lang: language(),
+    lesson: parts.lesson?.step() ?? null,
   };
 }
 
@@ -247,6 +251,7 @@ export async function applyLink(hash, { first = null } = {}) {
     page.restoring = false;
   }
   page.sentenceOpen = true;
+  parts.lesson?.open(link.lesson);
   updateLink('replace');
   if (problems.length) showMessage(t('link.problems', { list: problems.map(describeProblem).join('; ') }), 'info');
 }

@@ -2,6 +2,7 @@
 // starts. The model lives in a Web Worker (www/worker/); this thread only renders. What the page
 // holds is declared in app/store.js; what each control does lives in the module it names here.
 
+import { createLesson } from '../lesson/controller.js';
 import { installHooks } from '../testing/hooks.js';
 import { $, option } from '../ui/dom.js';
 import { onLanguageChange, setLanguage, t } from '../ui/i18n.js';
@@ -161,6 +162,10 @@ async function main() {
     onFailure: showMessage,
   });
   parts.views = createPanels();
+  parts.lesson = createLesson({
+    button: $('lesson-button'),
+    page: { state, journey: parts.views.journey, select, switchModel, onChange: () => updateLink('replace') },
+  });
   installHooks({ state, call });
   const index = await modelIndex();
   if (!index) return;

@@ -7,6 +7,7 @@ import { createBeamTree } from '../views/beamtree.js';
 import { createCompare } from '../views/compare.js';
 import { createFocus } from '../views/focus.js';
 import { createHeadView } from '../views/headview.js';
+import { createJourney } from '../views/journey.js';
 import { createMasks } from '../views/masks.js';
 import { createModelView } from '../views/modelview.js';
 import { createPositional } from '../views/positional.js';
@@ -36,6 +37,11 @@ export function createPanels() {
     compare: createCompare($('compare'), { call, onError: (error) => handleError(error) }),
     beamTree: createBeamTree($('beam-tree-view'), { onPick: (node) => showBeamNode(node) }),
     rollout: createRollout($('rollout')),
+    // One position through one layer (Session.inspect), picked by a token chip or a stepper row.
+    journey: createJourney($('journey'), {
+      inspect: (args) => call('inspect', args),
+      chips: { source: $('source-tokens'), output: $('output-tokens'), stepper: $('stepper') },
+    }),
     // Occlusion reruns the model: skipped (null) when a newer sentence is already on its way.
     attribution: createAttribution($('attribution'), {
       fetch: (row) => call('attribution', { row, gen: state.shownGeneration }).then((result) => (result.stale ? null : result)),

@@ -83,6 +83,7 @@ function laterViews(trace, selection, table) {
     // The page's sentence, model and snapshot as they are when the comparison is drawn.
     const page = () => ({ text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot });
     list.push(['attribution', () => views.attribution.render(trace)], ['comparison', () => views.compare.render(trace, selection, page())]);
+    list.push(['journey', () => views.journey.render(trace, state.config)]);
   }
   return list;
 }

@@ -52,8 +52,8 @@ export const state = {
   restoring: false, // a link is being applied: the history is written once, at its end
 };
 
-/** The page's parts, made once by app/main.js before anything else runs: the worker client and the views. */
-export const parts = { client: null, views: null };
+/** The page's parts, made once by app/main.js before anything else runs: the worker client, the views and the lesson (www/lesson/). */
+export const parts = { client: null, views: null, lesson: null };
 
 /** Ask the worker in use (app/client.js call). */
 export function call(type, args) {

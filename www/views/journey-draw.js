@@ -1,0 +1,142 @@
+// The journey view's pictures: a vector as a strip of coloured cells (blue negative, red
+// positive, on one symmetric range per group so that strips side by side compare), and one head's
+// weighted sum as stacked contributions α_j v_j per dimension. Hovering either shows the numbers.
+import { cpuCanvas, drawingContext, drawMatrix, formatValue, sizeCanvas } from '../draw/canvas.js';
+import { symmetricRange } from '../draw/colormap.js';
+import { seriesColour, theme } from '../draw/theme.js';
+import { el } from '../ui/dom.js';
+import { hideTooltip, showTooltip } from '../ui/tooltip.js';
+import { jt } from './journey-texts.js';
+
+const STRIP_HEIGHT = 14;
+const MAX_STRIP_WIDTH = 384;
+
+/** Cell width for a vector of `count` numbers: 1–8 px, the strip at most MAX_STRIP_WIDTH wide. */
+export const cellWidth = (count) => Math.max(1, Math.min(8, Math.floor(MAX_STRIP_WIDTH / Math.max(1, count))));
+
+/** One symmetric range around 0 covering every vector in `vectors`. */
+export function rangeOf(...vectors) {
+  let max = 0;
+  for (const v of vectors) if (v) max = Math.max(max, symmetricRange(v)[1]);
+  return [-(max || 1), max || 1];
+}
+
+/**
+ * `values` (or `count` of them from `offset`) as a strip of cells, `range` [min, max] for its
+ * colours. Hovering a cell shows "name [index] = value".
+ */
+export function strip(
+  values,
+  { name, range = rangeOf(values), offset = 0, count = values.length - offset, height = STRIP_HEIGHT, maxCell = 8 },
+) {
+  const cell = Math.min(maxCell, cellWidth(count));
+  const canvas = cpuCanvas({ className: 'j-strip', attrs: { role: 'img', 'aria-label': jt('stripLabel', { name, count }) } });
+  sizeCanvas(canvas, cell * count, height);
+  drawMatrix(canvas, { rows: 1, cols: count, values, offset, map: 'rdbu', min: range[0], max: range[1] });
+  canvas.addEventListener('mousemove', (event) => {
+    // The strip may be drawn narrower than its cells (max-width on a phone): scale back.
+    const index = Math.min(count - 1, Math.max(0, Math.floor((event.offsetX / canvas.clientWidth) * count)));
+    showTooltip(event, jt('tooltip', { name, index, value: formatValue(values[offset + index]) }));
+  });
+  canvas.addEventListener('mouseleave', hideTooltip);
+  return canvas;
+}
+
+// One colour a key (the page's series palette, repeating): the stacked contributions and their legend.
+export const keyColour = seriesColour;
+
+const CONTRIBUTION_HEIGHT = 140;
+
+/**
+ * The weighted sum of one head: for each of the dK dimensions, every key's α_j v_j[d] stacked
+ * (positive ones up from the axis, negative ones down), and a white tick at their sum, the head's
+ * output. `keyTokens` name the keys in the tooltip; masked keys have α = 0 and add nothing.
+ *
+ * # Shapes
+ * `weights` [kLen]; `values` row-major [kLen, dK]; `output` [dK].
+ */
+export function contributions({ weights, values, output, kLen, dK, keyTokens }) {
+  const cell = Math.max(3, cellWidth(dK));
+  const width = cell * dK;
+  const canvas = cpuCanvas({ className: 'j-contributions', attrs: { role: 'img', 'aria-label': jt('weightedTitle') } });
+  const ctx = drawingContext(canvas, width, CONTRIBUTION_HEIGHT);
+  const { line, text } = theme();
+  // The scale: the tallest stack, up or down.
+  let reach = 0;
+  for (let d = 0; d < dK; d++) {
+    let up = 0;
+    let down = 0;
+    for (let j = 0; j < kLen; j++) {
+      const c = weights[j] * values[j * dK + d];
+      if (c > 0) up += c;
+      else down -= c;
+    }
+    reach = Math.max(reach, up, down, Math.abs(output[d]));
+  }
+  const half = CONTRIBUTION_HEIGHT / 2;
+  const scale = (half - 2) / (reach || 1);
+  ctx.fillStyle = line;
+  ctx.fillRect(0, half, width, 1);
+  const boxes = []; // per dimension, per key: [top, bottom] in CSS px, for the tooltip
+  for (let d = 0; d < dK; d++) {
+    let up = half;
+    let down = half + 1;
+    boxes[d] = [];
+    for (let j = 0; j < kLen; j++) {
+      const h = weights[j] * values[j * dK + d] * scale;
+      ctx.fillStyle = keyColour(j);
+      if (h > 0) {
+        ctx.fillRect(d * cell, up - h, cell - (cell > 3 ? 1 : 0), h);
+        boxes[d][j] = [up - h, up];
+        up -= h;
+      } else {
+        ctx.fillRect(d * cell, down, cell - (cell > 3 ? 1 : 0), -h);
+        boxes[d][j] = [down, down - h];
+        down -= h;
+      }
+    }
+    ctx.fillStyle = text;
+    ctx.fillRect(d * cell, half - output[d] * scale - 1, cell, 2);
+  }
+  canvas.addEventListener('mousemove', (event) => {
+    const d = Math.min(dK - 1, Math.max(0, Math.floor((event.offsetX / canvas.clientWidth) * dK)));
+    const j = boxes[d].findIndex((box) => box && event.offsetY >= box[0] - 1 && event.offsetY <= box[1] + 1);
+    if (j < 0) {
+      showTooltip(event, jt('tooltip', { name: 'Σ α_j v_j', index: d, value: formatValue(output[d]) }));
+      return;
+    }
+    const value = values[j * dK + d];
+    showTooltip(
+      event,
+      jt('contribution', {
+        token: keyTokens[j],
+        index: d,
+        alpha: formatValue(weights[j]),
+        value: formatValue(value),
+        product: formatValue(weights[j] * value),
+      }),
+    );
+  });
+  canvas.addEventListener('mouseleave', hideTooltip);
+  return canvas;
+}
+
+/** The legend of the stacked contributions: each key token in its colour. */
+export function keyLegend(keyTokens, mask) {
+  return el(
+    'div',
+    { className: 'j-legend' },
+    ...keyTokens.map((token, j) => {
+      const swatch = el('i');
+      swatch.style.background = keyColour(j);
+      return el('span', { className: mask?.[j] ? 'j-key masked' : 'j-key' }, swatch, el('span', { className: 'j-token', text: token }));
+    }),
+  );
+}
+
+/** A horizontal bar for a weight or probability in [0, 1]. */
+export function bar(value) {
+  const fill = el('i');
+  fill.style.width = `${Math.max(0, Math.min(1, value)) * 100}%`;
+  return el('span', { className: 'j-bar' }, fill);
+}
