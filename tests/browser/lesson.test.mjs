@@ -176,6 +176,14 @@ test('a link opens its step; axe finds no violation in the lesson', { timeout: 2
       severe.map((v) => v.id),
       [],
     );
+    // Another language while the lesson is open: the step is told again in it, with the same numbers.
+    await page.selectOption('#language-select', 'zh-CN');
+    await page.waitForFunction(() => document.querySelector('#lesson .lesson-counter').textContent === '第 5 步，共 14 步');
+    await waitStep(page, 5);
+    assert.deepEqual((await checkNumbers(page)).problems, []);
+    assert.match(await page.locator('#lesson-button').textContent(), /导览/);
+    await page.selectOption('#language-select', 'en');
+    await waitStep(page, 5);
     // Leave and come back: the same step; Escape leaves too.
     await page.keyboard.press('Escape');
     assert.equal(await page.locator('#lesson').isHidden(), true);

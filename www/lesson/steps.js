@@ -11,11 +11,17 @@ import { more as etc, fromJourney, idx, join, lessonHead, num, signed, tok, weig
 const KIND = { encoder: 'encoderSelfAttention', decoder: 'decoderSelfAttention' };
 const SHOWN = 8; // keys listed by name in a text; the rest are "…"
 
-/** The keys of the pick's self-attention that its mask leaves visible (at most SHOWN, then '…'). */
-function visibleKeys(j, part = 'selfAttention') {
-  const sub = j[part];
+/**
+ * The keys of the pick's attention sub-layer `part` that its mask leaves visible, in order: all
+ * of them, or the SHOWN the pick's head weighs most (`more`: some are left out).
+ */
+function visibleKeys(ctx, part = 'selfAttention') {
+  const sub = ctx.journey[part];
   const keys = [...Array(sub.kLen).keys()].filter((k) => !sub.masked?.[k]);
-  return { keys: keys.slice(0, SHOWN), more: keys.length > SHOWN };
+  if (keys.length <= SHOWN) return { keys, more: false };
+  const weights = sub.heads[ctx.pick.head].weights;
+  const heaviest = [...keys].sort((a, b) => weights[b] - weights[a]).slice(0, SHOWN);
+  return { keys: heaviest.sort((a, b) => a - b), more: true };
 }
 
 /** "token 0.08, token 0.11, …": the trace's row of `kind` for the pick, over `keys`. */
@@ -82,7 +88,7 @@ export const STEPS = [
     needs: 'journey',
     params: (ctx) => {
       const j = ctx.journey;
-      const { keys, more } = visibleKeys(j);
+      const { keys, more } = visibleKeys(ctx);
       const h = ctx.pick.head;
       const items = keys.map((k) => [
         tok(j.selfAttention.keyTokens[k]),
@@ -104,7 +110,7 @@ export const STEPS = [
     needs: 'journey',
     params: (ctx) => {
       const j = ctx.journey;
-      const { keys, more } = visibleKeys(j);
+      const { keys, more } = visibleKeys(ctx);
       return { ...where(ctx), dK: fromJourney(j, 'dK', 0), weights: weightList(ctx, KIND[j.stack], j.selfAttention.keyTokens, keys, more) };
     },
   },
@@ -115,7 +121,7 @@ export const STEPS = [
     needs: 'journey',
     params: (ctx) => {
       const j = ctx.journey;
-      const { keys, more } = visibleKeys(j);
+      const { keys, more } = visibleKeys(ctx);
       const h = ctx.pick.head;
       const terms = keys.map((k) => [
         fromJourney(j, `selfAttention.heads.${h}.weights.${k}`, 2),
@@ -136,7 +142,7 @@ export const STEPS = [
     needs: 'journey',
     params: (ctx) => {
       const j = ctx.journey;
-      const { keys } = visibleKeys(j);
+      const { keys } = visibleKeys(ctx);
       const best = argmax(head(ctx).weights, keys);
       const row = ctx.pick.position;
       const per = [...Array(j.heads).keys()].map((h) => [...lessonHead(h), weight(ctx.trace, KIND[j.stack], ctx.pick.layer, h, row, best)]);
@@ -163,7 +169,7 @@ export const STEPS = [
         rows: num(stack.queries, 'trace', `${kind}.queries`, 0),
         keys: num(stack.keys, 'trace', `${kind}.keys`, 0),
         dK: fromJourney(ctx.journey, 'dK', 0),
-        row: weightList(ctx, kind, ctx.journey.selfAttention.keyTokens, visibleKeys(ctx.journey).keys.slice(0, 3), true),
+        row: weightList(ctx, kind, ctx.journey.selfAttention.keyTokens, visibleKeys(ctx).keys.slice(0, 3), true),
       };
     },
   },
@@ -174,7 +180,7 @@ export const STEPS = [
     select: (ctx) => ({ kind: ctx.pick.stack === 'encoder' ? 'encoderSelf' : 'decoderSelf', layer: ctx.pick.layer, head: ctx.pick.head }),
     params: (ctx) => {
       const j = ctx.journey;
-      const { keys } = visibleKeys(j);
+      const { keys } = visibleKeys(ctx);
       const h = ctx.pick.head;
       const best = argmax(head(ctx).scores, keys);
       const { stages } = ctx;
@@ -296,7 +302,7 @@ export const STEPS = [
     pick: sharpestCrossHead,
     params: (ctx) => {
       const j = ctx.journey;
-      const { keys, more } = visibleKeys(j, 'crossAttention');
+      const { keys, more } = visibleKeys(ctx, 'crossAttention');
       const weights = j.crossAttention.heads[ctx.pick.head].weights;
       const words = wordKeys(ctx, keys);
       return {
