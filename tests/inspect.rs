@@ -634,3 +634,59 @@ fn cli_prints_the_journey_json_with_the_documented_names() {
     assert!(text.status.success());
     assert!(String::from_utf8_lossy(&text.stdout).contains("苹"));
 }
+
+/// The backticked names in the first cell of each row of the README table after `heading`, within
+/// the "Journey JSON" section.
+fn documented_journey_fields(heading: &str) -> std::collections::BTreeSet<String> {
+    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
+    let section = readme
+        .split("### Journey JSON")
+        .nth(1)
+        .expect("README has a Journey JSON section");
+    let section = section.split("\n#").next().unwrap();
+    section
+        .split(heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("README's Journey JSON section has {heading}"))
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .filter_map(|line| line.split('|').nth(1))
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2).map(str::to_string))
+        .filter(|name| name != "field")
+        .collect()
+}
+
+/// The README's "Journey JSON" tables list exactly the fields `inspect` serialises: the top level,
+/// an attention sub-layer (with `heads[h].…` for a head's), and the feed-forward sub-layer.
+#[test]
+fn readme_documents_every_journey_field() {
+    let folder = common::shipped("en-zh");
+    let (session, _) = decoded(&folder, ("I love eating apples.", None));
+    let request = Inspect {
+        stack: Stack::Decoder,
+        layer: session.config().n_decoder_layers - 1,
+        position: 1,
+    };
+    let journey = serde_json::to_value(block_on(session.inspect(request)).unwrap()).unwrap();
+    let keys = |value: &Value| -> std::collections::BTreeSet<String> {
+        value.as_object().unwrap().keys().cloned().collect()
+    };
+    let attention = &journey["crossAttention"];
+    let mut attention_keys = keys(attention);
+    attention_keys.remove("heads");
+    attention_keys.extend(
+        keys(&attention["heads"][0])
+            .into_iter()
+            .map(|k| format!("heads[h].{k}")),
+    );
+    assert_eq!(documented_journey_fields("Journey fields:"), keys(&journey));
+    assert_eq!(
+        documented_journey_fields("Each attention sub-layer"),
+        attention_keys
+    );
+    assert_eq!(
+        documented_journey_fields("`feedForward`:"),
+        keys(&journey["feedForward"])
+    );
+}
