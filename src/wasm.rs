@@ -13,7 +13,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
-use crate::files::folder::{ModelFiles, FILE_NAMES};
+use crate::files::folder::ModelFiles;
 use crate::session::sampling::Sampling;
 use crate::session::{Answer, Focus};
 use crate::trace::analysis::Analysis;
