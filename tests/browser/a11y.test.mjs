@@ -39,7 +39,7 @@ test('Tab reaches the controls in reading order, each with a visible focus ring'
   try {
     const page = await openPage(browser);
     const order = [];
-    for (let n = 0; n < 16; n++) {
+    for (let n = 0; n < 17; n++) {
       await page.keyboard.press('Tab');
       order.push(await focused(page));
     }
@@ -49,6 +49,7 @@ test('Tab reaches the controls in reading order, each with a visible focus ring'
       'copy-link',
       'save-trace',
       'open-trace',
+      'lesson-button',
       'model-select',
       'open-model',
       'open-model-folder',

@@ -11,6 +11,7 @@ const MAIN_CONTROLS = [
   '#copy-link',
   '#save-trace',
   '#open-trace',
+  '#lesson-button',
   '#model-select',
   '#backend-select',
   '#sampling-select',
