@@ -18,7 +18,7 @@ the check's figures):
   present_value_i [1,h,P+1,d_k], and the step's attention rows decoder_self_attention_i
   [1,h,1,P+1] and cross_attention_i [1,h,1,S]. The position is P, read from the cache's shape.
 
-Config options (`src/config.rs`): attention_bias, activation (relu, gelu, swish), tie_output,
+Config options (`src/model/config.rs`): attention_bias, activation (relu, gelu, swish), tie_output,
 positional_layout (interleaved, split), n_decoder_heads, d_ff_decoder, pre- and post-norm.
 
 The check runs `attnscope trace --json` on a few natural sentences and on every bench sentence,
@@ -47,7 +47,7 @@ LAYOUTS = ("interleaved", "split")
 
 
 def options(config):
-    """The config with attnscope's defaults filled in (src/config.rs); unknown option values stop
+    """The config with attnscope's defaults filled in (src/model/config.rs); unknown option values stop
     the export."""
     c = {
         "layer_norm_eps": 1e-5,
@@ -91,7 +91,7 @@ def read_safetensors(path):
 
 def sinusoids(max_len, d, layout):
     """The positional table [max_len, d]: sin at even and cos at odd dimensions (interleaved), or
-    the same values with the sines first (split), as `src/positional.rs` computes them."""
+    the same values with the sines first (split), as `src/model/positional.rs` computes them."""
     pe = np.zeros((max_len, d), dtype=np.float64)
     pos = np.arange(max_len)[:, None]
     i = np.arange(d // 2)[None, :]
