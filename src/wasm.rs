@@ -5,8 +5,8 @@
 //!
 //! Every answer is the same [`Answer`] that `attnscope trace --json` prints, serialised once;
 //! flat vectors cross as one typed array's bytes each (see [`crate::trace::Floats`]). Every
-//! error is the crate's [`Error`] as a `JsError`. On WebGPU nothing is read synchronously: the
-//! session only uses `into_data_async`.
+//! error is the crate's [`Error`] as a `JsError`, with its message key and params. On WebGPU
+//! nothing is read synchronously: the session only uses `into_data_async`.
 
 use burn::tensor::Device;
 use serde::Serialize;
@@ -57,9 +57,21 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// The crate's error as a `JsError`.
+/// The crate's error as a `JsError`: its message is the English text, and it carries `key` (the
+/// message key, `error.…`) and `params` (a plain object of strings) for the page to translate.
 pub(crate) fn js_error(error: Error) -> JsError {
-    JsError::new(&error.to_string())
+    let js = JsError::new(&error.to_string());
+    // A clone is another handle to the same JS `Error` object.
+    let value: JsValue = js.clone().into();
+    let params = js_sys::Object::new();
+    for (name, text) in error.params() {
+        // `Reflect::set` only fails on a frozen object or a throwing setter; these are fresh
+        // plain objects, and the English message is still there if it did.
+        let _ = js_sys::Reflect::set(&params, &name.into(), &text.into());
+    }
+    let _ = js_sys::Reflect::set(&value, &"key".into(), &error.key().into());
+    let _ = js_sys::Reflect::set(&value, &"params".into(), &params);
+    js
 }
 
 /// A value as a JS value (maps as plain objects, `None` as `null`).
