@@ -160,4 +160,3 @@ fn the_message_is_the_english_filled_in() {
     assert_eq!(usage.to_string(), "unknown backend {message}");
     assert_eq!(fill("a {x} {y}", &[("x", "1".into())]), "a 1 {y}");
 }
-

@@ -44,16 +44,31 @@ impl FeedForward {
         }
     }
 
+    /// The hidden activations: `linear_1`, then the activation.
+    ///
     /// # Shapes
-    /// `[batch, len, d_model]` → `[batch, len, d_model]`.
-    pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
+    /// `[batch, len, d_model]` → `[batch, len, d_ff]`.
+    pub fn hidden(&self, x: Tensor<3>) -> Tensor<3> {
         let hidden = self.linear_1.forward(x); // [batch, len, d_ff]
-        let hidden = match self.activation {
+        match self.activation {
             Activation::Relu => relu(hidden),
             Activation::Gelu => gelu(hidden),
             Activation::Swish => silu(hidden),
-        };
+        }
+    }
+
+    /// The block's output from its hidden activations: dropout, then `linear_2`.
+    ///
+    /// # Shapes
+    /// `[batch, len, d_ff]` → `[batch, len, d_model]`.
+    pub fn project(&self, hidden: Tensor<3>) -> Tensor<3> {
         self.linear_2.forward(self.dropout.forward(hidden))
+    }
+
+    /// # Shapes
+    /// `[batch, len, d_model]` → `[batch, len, d_model]`.
+    pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
+        self.project(self.hidden(x))
     }
 }
 

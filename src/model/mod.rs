@@ -131,16 +131,36 @@ impl Transformer {
         }
     }
 
-    /// Token embedding (×√d_model when configured) plus the positional encoding from `start`.
+    /// What the token embedding is multiplied by: √d_model when the config scales it, else 1.
+    pub fn embedding_scale(&self) -> f32 {
+        if self.embed_scale {
+            (self.d_model as f32).sqrt()
+        } else {
+            1.0
+        }
+    }
+
+    /// The token embedding of `ids` from `embedding` (the source or the target table), times
+    /// [`Transformer::embedding_scale`].
+    ///
+    /// # Shapes
+    /// `ids: [batch, len]` → `[batch, len, d_model]`.
+    pub fn token_embedding(&self, embedding: &Embedding, ids: Tensor<2, Int>) -> Tensor<3> {
+        let x = embedding.forward(ids); // [batch, len, d_model]
+        if self.embed_scale {
+            x.mul_scalar(self.embedding_scale())
+        } else {
+            x
+        }
+    }
+
+    /// The token embedding plus the positional encoding from `start`.
     ///
     /// # Shapes
     /// `ids: [batch, len]` → `[batch, len, d_model]`.
     fn embed(&self, embedding: &Embedding, ids: Tensor<2, Int>, start: usize) -> Tensor<3> {
         let [_, len] = ids.dims();
-        let mut x = embedding.forward(ids); // [batch, len, d_model]
-        if self.embed_scale {
-            x = x.mul_scalar((self.d_model as f32).sqrt());
-        }
+        let x = self.token_embedding(embedding, ids); // [batch, len, d_model]
         let pe = self
             .positional_encoding
             .clone()

@@ -9,7 +9,6 @@
 //! one query position, with the model's own blocks; everything comes back in one transfer.
 
 use burn::nn::Embedding;
-use burn::tensor::activation::{gelu, relu, silu};
 use burn::tensor::{Bool, Tensor};
 
 mod readout;
@@ -18,7 +17,6 @@ use self::readout::Values;
 use super::readback::{flat, read_back};
 use super::{Decoding, Session};
 use crate::error::{Error, Result};
-use crate::model::config::Activation;
 use crate::model::masks::Mask;
 use crate::model::{FeedForward, KeyValue, MultiHeadAttention, Residual};
 use crate::trace::journey::{Journey, Stack};
@@ -256,14 +254,9 @@ impl Session {
         position: usize,
         reads: &mut Reads,
     ) -> (usize, usize) {
-        let scale = embed_scale(&self.loaded.config);
-        let token = table.forward(self.ids_tensor(&[id], 1)).mul_scalar(scale); // [1, 1, d_model]
-        let positional = self
-            .loaded
-            .model
-            .positional_encoding
-            .clone()
-            .narrow(0, position, 1); // [1, d_model]
+        let model = &self.loaded.model;
+        let token = model.token_embedding(table, self.ids_tensor(&[id], 1)); // [1, 1, d_model]
+        let positional = model.positional_encoding.clone().narrow(0, position, 1); // [1, d_model]
         (reads.push(token), reads.push(positional))
     }
 
@@ -324,9 +317,8 @@ impl Session {
     ) -> (Tensor<3>, FeedForwardReads) {
         let config = &self.loaded.config;
         let input = residual.input(x.clone()); // [1, 1, d_model]
-                                               // [1, 1, d_ff]
-        let hidden = activate(config.activation, ffn.linear_1.forward(input.clone()));
-        let projected = ffn.forward(input.clone()); // [1, 1, d_model]
+        let hidden = ffn.hidden(input.clone()); // [1, 1, d_ff]
+        let projected = ffn.project(hidden.clone()); // [1, 1, d_model]
         let sum = x.clone() + projected.clone();
         let result = residual.output(x.clone(), projected.clone());
         let reads = FeedForwardReads {
@@ -351,23 +343,5 @@ fn causal_row(causal: &Mask, position: usize) -> Mask {
                 .map(|k| causal.hides(position, k))
                 .collect(),
         ),
-    }
-}
-
-/// What the token embedding is multiplied by.
-fn embed_scale(config: &crate::ModelConfig) -> f32 {
-    if config.embed_scale {
-        (config.d_model as f32).sqrt()
-    } else {
-        1.0
-    }
-}
-
-/// The feed-forward network's activation, as [`FeedForward::forward`] applies it.
-fn activate(activation: Activation, hidden: Tensor<3>) -> Tensor<3> {
-    match activation {
-        Activation::Relu => relu(hidden),
-        Activation::Gelu => gelu(hidden),
-        Activation::Swish => silu(hidden),
     }
 }

@@ -1,7 +1,7 @@
 //! The read-back vectors put in place: one flat vector per tensor becomes the journey, split
 //! per head where the model splits it.
 
-use super::{causal_row, embed_scale, AttentionReads, FeedForwardReads, Inspect, Keys, LayerReads};
+use super::{causal_row, AttentionReads, FeedForwardReads, Inspect, Keys, LayerReads};
 use crate::session::sampling::{probabilities, top_k};
 use crate::session::{target_text, Decoding, Session, CANDIDATES};
 use crate::trace::journey::{
@@ -96,7 +96,7 @@ impl Session {
             },
             activation: config.activation,
             layer_norm_eps: config.layer_norm_eps,
-            embed_scale: embed_scale(config),
+            embed_scale: self.loaded.model.embedding_scale(),
             input: values.floats(plan.input),
             embedding,
             positional,
