@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { KINDS } from '../../www/views/attention.js';
 import { labelOrientation } from '../../www/draw/labels.js';
+import { KINDS } from '../../www/views/attention.js';
 import { ARTIFACTS, launchChromium, servePage, waitReady } from './harness.mjs';
 
 const WWW = new URL('../../www/', import.meta.url).pathname;
