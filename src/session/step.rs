@@ -4,7 +4,7 @@
 
 use super::readback::{flat, read_back};
 use super::sampling::{next_token, probabilities, top_k};
-use super::{output_text, target_text, Session, CANDIDATES};
+use super::{output_text, Session, CANDIDATES};
 use crate::error::{Error, Result};
 use crate::trace::{Candidate, Step, Trace};
 
@@ -77,24 +77,14 @@ impl Session {
                 &mut self.rng,
             ),
         };
-        let tokenizer = &self.loaded.tgt_tokenizer;
-        let text = |id: u32| target_text(tokenizer, id);
-        let probs = probabilities(&logits, 1.0);
-        let candidates = top_k(&probs, CANDIDATES)
-            .into_iter()
-            .map(|i| Candidate {
-                id: i as u32,
-                token: text(i as u32),
-                probability: probs[i],
-            })
-            .collect();
         let step = Step {
             position,
             id,
-            token: text(id),
+            token: self.target_text(id),
             forced: forced.is_some(),
-            candidates,
+            candidates: self.candidates(&logits),
         };
+        let state = self.state.as_mut().ok_or(Error::NotStarted)?;
         state.trace.push_step(step, &self_row, &cross_row);
         self.after_change()?;
         let trace = self.trace()?;
@@ -102,6 +92,20 @@ impl Session {
             .steps
             .last()
             .ok_or(Error::Invariant("a step was pushed and is not there"))
+    }
+
+    /// The most probable next tokens after `logits` (at temperature 1), as each step lists
+    /// them and the journey's last layer shows them.
+    pub(super) fn candidates(&self, logits: &[f32]) -> Vec<Candidate> {
+        let probs = probabilities(logits, 1.0);
+        top_k(&probs, CANDIDATES)
+            .into_iter()
+            .map(|i| Candidate {
+                id: i as u32,
+                token: self.target_text(i as u32),
+                probability: probs[i],
+            })
+            .collect()
     }
 
     /// Bring the trace's derived fields (output text, finished) up to date.

@@ -2,12 +2,11 @@
 //! per head where the model splits it.
 
 use super::{causal_row, AttentionReads, FeedForwardReads, Inspect, Keys, LayerReads};
-use crate::session::sampling::{probabilities, top_k};
-use crate::session::{target_text, Decoding, Session, CANDIDATES};
+use crate::session::{Decoding, Session};
 use crate::trace::journey::{
     mean_std, AttentionJourney, FeedForwardJourney, HeadJourney, Journey, NormPlacement, Stack,
 };
-use crate::trace::{Candidate, Flags, Floats};
+use crate::trace::{Flags, Floats};
 
 /// The read-back vectors, taken out one by one.
 pub(super) struct Values(pub(super) Vec<Vec<f32>>);
@@ -110,19 +109,6 @@ impl Session {
             logits,
             top,
         }
-    }
-
-    /// The most probable next tokens after `logits`, as each step lists them.
-    fn candidates(&self, logits: &[f32]) -> Vec<Candidate> {
-        let probs = probabilities(logits, 1.0);
-        top_k(&probs, CANDIDATES)
-            .into_iter()
-            .map(|i| Candidate {
-                id: i as u32,
-                token: target_text(&self.loaded.tgt_tokenizer, i as u32),
-                probability: probs[i],
-            })
-            .collect()
     }
 }
 
