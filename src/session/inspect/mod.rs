@@ -95,6 +95,7 @@ struct LayerReads {
 }
 
 /// The key labels and mask flags of one attention sub-layer.
+#[derive(Clone)]
 struct Keys {
     tokens: Vec<String>,
     masked: Vec<bool>,
@@ -143,13 +144,9 @@ impl Session {
             .get(request.layer)
             .ok_or(Error::Invariant("a checked encoder layer is missing"))?;
         let (x, _, padding_mask) = model.run_encoder(state.src.clone(), None, request.layer);
-        let position = request.position;
-        let embedding = (request.layer == 0).then(|| {
-            let id = state.trace.src_ids[position];
-            self.embedding_reads(&model.src_embed, id, position, reads)
-        });
-        let x_query = x.clone().narrow(1, position, 1); // [1, 1, d_model]
-        let input = reads.push(x_query.clone());
+        let ids = &state.trace.src_ids;
+        let (x_query, input, embedding) =
+            self.input_reads(&x, &model.src_embed, ids, request, reads);
         // Every source position's keys and values: [1, heads, src_len, d_k].
         let kv = layer.self_attn.project_key_value(layer.residual_1.input(x));
         let step = AttentionStep {
@@ -196,16 +193,12 @@ impl Session {
         let tgt = self.decoder_inputs(state)?; // [1, rows]
         let padding_mask = &state.encoded.padding_mask;
         let (x, _) = model.run_prefix(tgt, &state.cross, padding_mask, None, request.layer);
-        let position = request.position;
-        let embedding = (request.layer == 0).then(|| {
-            let id = state.trace.tgt_ids[position];
-            self.embedding_reads(&model.tgt_embed, id, position, reads)
-        });
-        let x_query = x.clone().narrow(1, position, 1); // [1, 1, d_model]
-        let input = reads.push(x_query.clone());
+        let ids = &state.trace.tgt_ids;
+        let (x_query, input, embedding) =
+            self.input_reads(&x, &model.tgt_embed, ids, request, reads);
         // Every decoded position's keys and values, the later ones masked: [1, heads, rows, d_k].
         let kv = layer.self_attn.project_key_value(layer.residual_1.input(x));
-        let causal = causal_row(&state.trace.causal_mask, position);
+        let causal = causal_row(&state.trace.causal_mask, request.position);
         let step = AttentionStep {
             block: &layer.self_attn,
             residual: &layer.residual_1,
@@ -245,19 +238,28 @@ impl Session {
         })
     }
 
-    /// Layer 0's two parts at one position: the token embedding (× √d_model when the model
-    /// scales it) and the positional encoding.
-    fn embedding_reads(
+    /// The layer's input `x` (`[1, len, d_model]`) at the asked position, `[1, 1, d_model]`,
+    /// and where it sits; at layer 0 also its two parts, the token embedding (× √d_model when
+    /// the model scales it) and the positional encoding, from `table` and the stack's `ids`.
+    fn input_reads(
         &self,
+        x: &Tensor<3>,
         table: &Embedding,
-        id: u32,
-        position: usize,
+        ids: &[u32],
+        request: Inspect,
         reads: &mut Reads,
-    ) -> (usize, usize) {
+    ) -> (Tensor<3>, usize, Option<(usize, usize)>) {
+        let position = request.position;
         let model = &self.loaded.model;
-        let token = model.token_embedding(table, self.ids_tensor(&[id], 1)); // [1, 1, d_model]
-        let positional = model.positional_encoding.clone().narrow(0, position, 1); // [1, d_model]
-        (reads.push(token), reads.push(positional))
+        let embedding = (request.layer == 0).then(|| {
+            let id = self.ids_tensor(&ids[position..=position], 1);
+            let token = model.token_embedding(table, id); // [1, 1, d_model]
+            let positional = model.positional_encoding.clone().narrow(0, position, 1); // [1, d_model]
+            (reads.push(token), reads.push(positional))
+        });
+        let query = x.clone().narrow(1, position, 1); // [1, 1, d_model]
+        let input = reads.push(query.clone());
+        (query, input, embedding)
     }
 
     /// One attention sub-layer for one query, through the model's own block: the sub-layer's

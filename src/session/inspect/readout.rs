@@ -50,10 +50,7 @@ impl Session {
                 config.encoder_d_ff(),
                 trace.src_tokens[request.position].clone(),
                 trace.src_ids[request.position],
-                Keys {
-                    tokens: source.tokens.clone(),
-                    masked: source.masked.clone(),
-                },
+                source.clone(),
             ),
             Stack::Decoder => {
                 let rows = trace.rows();
@@ -119,14 +116,8 @@ fn attention_journey(
     keys: Keys,
     heads: usize,
 ) -> AttentionJourney {
-    let sub_input = values.take(reads.sub_input);
-    let residual = values.take(reads.residual);
-    let normed = values.maybe(reads.normed);
-    let (mean, std) = mean_std(if normed.is_some() {
-        &residual
-    } else {
-        &sub_input
-    });
+    let (residual, normed, (mean, std)) =
+        residual_and_norm(values, reads.sub_input, reads.residual, reads.normed);
     let per_head = |v: Vec<f32>| -> Vec<Floats> {
         let size = (v.len() / heads.max(1)).max(1);
         v.chunks(size).map(|c| Floats(c.to_vec())).collect()
@@ -155,7 +146,7 @@ fn attention_journey(
         heads: (0..heads).map(|_| next()).collect(),
         concat: values.floats(reads.concat),
         projected: values.floats(reads.projected),
-        residual: Floats(residual),
+        residual,
         normed,
         mean,
         std,
@@ -164,23 +155,37 @@ fn attention_journey(
 
 /// The feed-forward sub-layer's vectors.
 fn feed_forward_journey(values: &mut Values, reads: FeedForwardReads) -> FeedForwardJourney {
-    let sub_input = values.take(reads.sub_input);
-    let residual = values.take(reads.residual);
-    let normed = values.maybe(reads.normed);
-    let (mean, std) = mean_std(if normed.is_some() {
-        &residual
-    } else {
-        &sub_input
-    });
+    let (residual, normed, (mean, std)) =
+        residual_and_norm(values, reads.sub_input, reads.residual, reads.normed);
     let hidden = values.take(reads.hidden);
     FeedForwardJourney {
         normed_input: values.maybe(reads.normed_input),
         zeros: hidden.iter().filter(|&&h| h == 0.0).count(),
         hidden: Floats(hidden),
         projected: values.floats(reads.projected),
-        residual: Floats(residual),
+        residual,
         normed,
         mean,
         std,
     }
+}
+
+/// A sub-layer's residual sum and (post-norm) its LayerNorm, with the mean and standard
+/// deviation of what its LayerNorm normalises: the residual sum after the sub-layer (post-norm)
+/// or the sub-layer's input before it (pre-norm).
+fn residual_and_norm(
+    values: &mut Values,
+    sub_input: usize,
+    residual: usize,
+    normed: Option<usize>,
+) -> (Floats, Option<Floats>, (f32, f32)) {
+    let sub_input = values.take(sub_input);
+    let residual = values.take(residual);
+    let normed = values.maybe(normed);
+    let stats = mean_std(if normed.is_some() {
+        &residual
+    } else {
+        &sub_input
+    });
+    (Floats(residual), normed, stats)
 }
