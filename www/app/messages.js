@@ -46,6 +46,9 @@ export function showBackend({ backend, note, warming }) {
   if (note) showMessage(messageText(note), 'info');
 }
 
+/** What a failed request says: its problem ({ key, params }) in the page's language, else its message. */
+export const failureText = (error) => (error.problem ? messageText(error.problem) : error.message);
+
 /** A failed request: its message; a trapped wasm instance is replaced by a fresh worker on the CPU. */
 export function handleError(error) {
   if (error.trap) {
@@ -56,5 +59,5 @@ export function handleError(error) {
     boot('cpu', state.model);
     return;
   }
-  showMessage(error.message);
+  showMessage(failureText(error));
 }

@@ -12,7 +12,7 @@ import { $, option } from '../ui/dom.js';
 import { messageText, t } from '../ui/i18n.js';
 import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
 import { LOCAL_MODEL_PREFIX } from './links.js';
-import { clearMessage, clearMessageUnlessInfo, handleError, showMessage } from './messages.js';
+import { clearMessage, clearMessageUnlessInfo, failureText, handleError, showMessage } from './messages.js';
 import { markSnapshot, whenDrawn } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, parts, state } from './store.js';
@@ -45,7 +45,7 @@ export async function boot(backend = $('backend-select').value, model = state.mo
     if (ticket !== state.bootTicket) return false;
     $('loading').hidden = true;
     if (state.model) $('model-select').value = state.model.name;
-    showMessage(loadFailed(model, error.problem ? messageText(error.problem) : error.message));
+    showMessage(loadFailed(model, failureText(error)));
     return false;
   }
 }
@@ -151,7 +151,7 @@ async function loadPaddingDemo() {
     state.batch = await call('batch', { texts: [example, short] });
     parts.views.masks.renderBatch(state.batch);
   } catch (error) {
-    showMessage(error.message);
+    showMessage(failureText(error));
   }
 }
 

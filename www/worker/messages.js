@@ -15,3 +15,13 @@ export function send(message) {
 
 /** An error's text, whatever was thrown. */
 export const errorText = (error) => error?.message || String(error);
+
+/**
+ * What went wrong as { key, params } of www/ui/i18n/*.json, for the page to say in its language,
+ * or null: a model folder's problem (www/worker/model-folder.js), or the wasm module's error (its
+ * JsError carries the key and params of the crate's Error).
+ */
+export function problemOf(error) {
+  if (error?.problem) return error.problem;
+  return typeof error?.key === 'string' ? { key: error.key, params: error.params ?? {} } : null;
+}

@@ -10,7 +10,7 @@
 import { watchGpuDevices } from '../testing/worker-hooks.js';
 import { catchUp, hasModel, onDeviceLost } from './backends.js';
 import { handlers } from './handlers.js';
-import { errorText, post, send } from './messages.js';
+import { errorText, post, problemOf, send } from './messages.js';
 import { enqueue, isStale, noteGeneration } from './queue.js';
 
 /** Requests answered before a model is loaded. */
@@ -27,7 +27,7 @@ async function handle({ id, type, args }, queued) {
     if (queued) await catchUp();
     send({ id, ok: true, result: await handler(args) });
   } catch (error) {
-    post({ id, ok: false, error: errorText(error), trap: error instanceof WebAssembly.RuntimeError, problem: error?.problem ?? null });
+    post({ id, ok: false, error: errorText(error), trap: error instanceof WebAssembly.RuntimeError, problem: problemOf(error) });
   }
 }
 
