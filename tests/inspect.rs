@@ -1,5 +1,5 @@
 //! One token's journey through one layer (`Session::inspect`, `attnscope inspect`), recomputed
-//! vector by vector in plain loops from the saved weights (`common::reference`), ≤ 1e-4: the
+//! vector by vector in plain loops from the saved weights (`common::journey`), ≤ 1e-4: the
 //! layer input, every head's q, keys, values, scores, weights and output, the concatenation,
 //! W_O, the residuals, the norms with their mean and std, the feed-forward activations, the
 //! logits. The head weights equal the trace's rows; the top tokens equal the step's candidates.
@@ -9,13 +9,10 @@ mod common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::session::Inspect;
-use attnscope::trace::journey::{
-    AttentionJourney, FeedForwardJourney, HeadJourney, Journey, NormPlacement, Stack,
-};
-use attnscope::trace::{Flags, Floats};
-use attnscope::ModelConfig;
+use attnscope::trace::journey::{Journey, NormPlacement, Stack};
 use attnscope::{block_on, Session, Trace};
-use common::reference::{Matrix, Reference};
+use common::journey::expected;
+use common::reference::Reference;
 use serde_json::Value;
 
 /// Absolute tolerance, for every number (logits and raw scores included).
@@ -48,287 +45,6 @@ fn compare(path: &str, got: &Value, want: &Value) -> Result<(), String> {
         }
         _ if got == want => Ok(()),
         _ => Err(format!("{path}: {got} vs reference {want}")),
-    }
-}
-
-fn row(m: &Matrix, i: usize) -> Matrix {
-    (1, m.1, m.2[i * m.1..(i + 1) * m.1].to_vec())
-}
-
-fn floats(m: &Matrix) -> Floats {
-    Floats(m.2.clone())
-}
-
-/// Mean and population standard deviation, in f64.
-fn stats(values: &[f32]) -> (f32, f32) {
-    let n = values.len() as f64;
-    let mean = values.iter().map(|&v| v as f64).sum::<f64>() / n;
-    let var = values
-        .iter()
-        .map(|&v| (v as f64 - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    (mean as f32, var.sqrt() as f32)
-}
-
-/// One attention sub-layer for the query input `x` (one row), over keys and values projected
-/// from `kv_in`, in plain loops: the expected journey and the sub-layer's result.
-fn attention(
-    r: &Reference,
-    prefix: &str,
-    norm: &str,
-    x: &Matrix,
-    kv_in: &Matrix,
-    keys: (Vec<String>, Vec<bool>),
-) -> (AttentionJourney, Matrix) {
-    let pre = r.config.norm_first;
-    let heads = if prefix.starts_with("encoder") {
-        r.config.encoder_heads()
-    } else {
-        r.config.decoder_heads()
-    };
-    let (d, bias, n) = (r.config.d_model, r.config.attention_bias, kv_in.0);
-    let dk = d / heads;
-    let q_in = if pre {
-        r.layer_norm(x, norm)
-    } else {
-        x.clone()
-    };
-    let q = r.linear(&q_in, &format!("{prefix}.w_q"), bias);
-    let k = r.linear(kv_in, &format!("{prefix}.w_k"), bias);
-    let v = r.linear(kv_in, &format!("{prefix}.w_v"), bias);
-    let hidden = &keys.1;
-    let mut concat = vec![];
-    let mut journeys = vec![];
-    for h in 0..heads {
-        let part = |m: &Matrix, j: usize| m.2[j * d + h * dk..j * d + (h + 1) * dk].to_vec();
-        let q_h = part(&q, 0);
-        let k_h: Vec<f32> = (0..n).flat_map(|j| part(&k, j)).collect();
-        let v_h: Vec<f32> = (0..n).flat_map(|j| part(&v, j)).collect();
-        let scores: Vec<f64> = (0..n)
-            .map(|j| {
-                (0..dk)
-                    .map(|c| q_h[c] as f64 * k_h[j * dk + c] as f64)
-                    .sum()
-            })
-            .collect();
-        let scaled: Vec<f64> = scores.iter().map(|s| s / (dk as f64).sqrt()).collect();
-        let max = (0..n)
-            .filter(|&j| !hidden[j])
-            .map(|j| scaled[j])
-            .fold(f64::NEG_INFINITY, f64::max);
-        let exps: Vec<f64> = (0..n)
-            .map(|j| {
-                if hidden[j] {
-                    0.0
-                } else {
-                    (scaled[j] - max).exp()
-                }
-            })
-            .collect();
-        let sum: f64 = exps.iter().sum();
-        let weights: Vec<f64> = exps.iter().map(|e| e / sum).collect();
-        let output: Vec<f32> = (0..dk)
-            .map(|c| {
-                (0..n)
-                    .map(|j| weights[j] * v_h[j * dk + c] as f64)
-                    .sum::<f64>() as f32
-            })
-            .collect();
-        concat.extend_from_slice(&output);
-        let f32s = |v: &[f64]| Floats(v.iter().map(|&x| x as f32).collect());
-        journeys.push(HeadJourney {
-            q: Floats(q_h),
-            keys: Floats(k_h),
-            values: Floats(v_h),
-            scores: f32s(&scores),
-            scaled: f32s(&scaled),
-            weights: f32s(&weights),
-            output: Floats(output),
-        });
-    }
-    let projected = r.linear(&(1, d, concat.clone()), &format!("{prefix}.w_o"), bias);
-    let residual = Reference::add(x, &projected);
-    let normed = (!pre).then(|| r.layer_norm(&residual, norm));
-    let (mean, std) = stats(if pre { &x.2 } else { &residual.2 });
-    let result = normed.clone().unwrap_or_else(|| residual.clone());
-    let journey = AttentionJourney {
-        k_len: n,
-        key_tokens: keys.0,
-        masked: Flags(keys.1),
-        normed_input: pre.then(|| floats(&q_in)),
-        heads: journeys,
-        concat: Floats(concat),
-        projected: floats(&projected),
-        residual: floats(&residual),
-        normed: normed.as_ref().map(floats),
-        mean,
-        std,
-    };
-    (journey, result)
-}
-
-/// The feed-forward sub-layer for one row `x`, in plain loops.
-fn feed_forward(
-    r: &Reference,
-    prefix: &str,
-    norm: &str,
-    x: &Matrix,
-) -> (FeedForwardJourney, Matrix) {
-    let pre = r.config.norm_first;
-    let input = if pre {
-        r.layer_norm(x, norm)
-    } else {
-        x.clone()
-    };
-    let hidden = r.ffn_hidden(&input, prefix);
-    let projected = r.linear(&hidden, &format!("{prefix}.linear_2"), true);
-    let residual = Reference::add(x, &projected);
-    let normed = (!pre).then(|| r.layer_norm(&residual, norm));
-    let (mean, std) = stats(if pre { &x.2 } else { &residual.2 });
-    let result = normed.clone().unwrap_or_else(|| residual.clone());
-    let journey = FeedForwardJourney {
-        normed_input: pre.then(|| floats(&input)),
-        zeros: hidden.2.iter().filter(|&&h| h == 0.0).count(),
-        hidden: floats(&hidden),
-        projected: floats(&projected),
-        residual: floats(&residual),
-        normed: normed.as_ref().map(floats),
-        mean,
-        std,
-    };
-    (journey, result)
-}
-
-/// What differs between the stacks: the ids, embedding table, weight-name prefix, sizes and
-/// the self-attention's keys.
-struct Side {
-    ids: Vec<u32>,
-    table: &'static str,
-    name: &'static str,
-    layers: usize,
-    heads: usize,
-    d_ff: usize,
-    self_keys: (Vec<String>, Vec<bool>),
-}
-
-fn side(c: &ModelConfig, trace: &Trace, stack: Stack, p: usize) -> Side {
-    let pad = |ids: &[u32]| ids.iter().map(|&id| id == c.pad_id).collect();
-    match stack {
-        Stack::Encoder => Side {
-            ids: trace.src_ids.clone(),
-            table: "src_embed.weight",
-            name: "encoder",
-            layers: c.n_encoder_layers,
-            heads: c.encoder_heads(),
-            d_ff: c.encoder_d_ff(),
-            self_keys: (trace.src_tokens.clone(), pad(&trace.src_ids)),
-        },
-        Stack::Decoder => {
-            let rows = trace.steps.len();
-            Side {
-                ids: trace.tgt_ids[..rows].to_vec(),
-                table: "tgt_embed.weight",
-                name: "decoder",
-                layers: c.n_decoder_layers,
-                heads: c.decoder_heads(),
-                d_ff: c.decoder_d_ff(),
-                self_keys: (
-                    trace.tgt_tokens[..rows].to_vec(),
-                    (0..rows).map(|j| j > p).collect(),
-                ),
-            }
-        }
-    }
-}
-
-/// The whole expected journey of `request`, from the weights and the trace's tokens.
-fn expected(r: &Reference, trace: &Trace, request: Inspect) -> Journey {
-    let c = &r.config;
-    let Inspect {
-        stack,
-        layer,
-        position: p,
-    } = request;
-    let src = &trace.src_ids;
-    let source = (
-        trace.src_tokens.clone(),
-        src.iter().map(|&id| id == c.pad_id).collect::<Vec<_>>(),
-    );
-    let encoder = stack == Stack::Encoder;
-    let side = side(c, trace, stack, p);
-    let (memory, _) = r.encode(src);
-    let mut x = r.embed(side.table, &side.ids);
-    for l in 0..layer {
-        x = if encoder {
-            r.encoder_layer(l, &x, src).0
-        } else {
-            r.decoder_layer(l, &x, src, &memory).0
-        };
-    }
-    let name = |part: &str| format!("{}.layers.{layer}.{part}", side.name);
-    let kv_in = if c.norm_first {
-        r.layer_norm(&x, &name("norm_1"))
-    } else {
-        x.clone()
-    };
-    let input = row(&x, p);
-    let (self_attention, y) = attention(
-        r,
-        &name("self_attn"),
-        &name("norm_1"),
-        &input,
-        &kv_in,
-        side.self_keys,
-    );
-    let (cross_attention, y) = if encoder {
-        (None, y)
-    } else {
-        let (journey, y) = attention(r, &name("cross_attn"), &name("norm_2"), &y, &memory, source);
-        (Some(journey), y)
-    };
-    let ffn_norm = name(if encoder { "norm_2" } else { "norm_3" });
-    let (feed_forward, output) = feed_forward(r, &name("ffn"), &ffn_norm, &y);
-    let last = layer + 1 == side.layers;
-    let final_norm =
-        (last && c.norm_first).then(|| r.layer_norm(&output, &format!("{}.norm", side.name)));
-    let logits = (last && !encoder).then(|| r.project(final_norm.as_ref().unwrap_or(&output)));
-    let token = if encoder {
-        trace.src_tokens[p].clone()
-    } else {
-        trace.tgt_tokens[p].clone()
-    };
-    Journey {
-        stack,
-        layer,
-        layers: side.layers,
-        position: p,
-        token,
-        token_id: side.ids[p],
-        d_model: c.d_model,
-        heads: side.heads,
-        d_k: c.d_model / side.heads,
-        d_ff: side.d_ff,
-        norm: if c.norm_first {
-            NormPlacement::Pre
-        } else {
-            NormPlacement::Post
-        },
-        activation: c.activation,
-        layer_norm_eps: c.layer_norm_eps,
-        embed_scale: r.embed_scale() as f32,
-        embedding: (layer == 0).then(|| floats(&r.token_embedding(side.table, &[side.ids[p]]))),
-        positional: (layer == 0)
-            .then(|| Floats(r.positional(p).iter().map(|&v| v as f32).collect())),
-        input: floats(&input),
-        self_attention,
-        cross_attention,
-        feed_forward,
-        output: floats(&output),
-        final_norm: final_norm.as_ref().map(floats),
-        logits: logits.as_ref().map(floats),
-        // The step's candidates; the logits they come from are checked above.
-        top: logits.map(|_| trace.steps[p].candidates.clone()),
     }
 }
 
@@ -635,28 +351,6 @@ fn cli_prints_the_journey_json_with_the_documented_names() {
     assert!(String::from_utf8_lossy(&text.stdout).contains("苹"));
 }
 
-/// The backticked names in the first cell of each row of the README table after `heading`, within
-/// the "Journey JSON" section.
-fn documented_journey_fields(heading: &str) -> std::collections::BTreeSet<String> {
-    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
-    let section = readme
-        .split("### Journey JSON")
-        .nth(1)
-        .expect("README has a Journey JSON section");
-    let section = section.split("\n#").next().unwrap();
-    section
-        .split(heading)
-        .nth(1)
-        .unwrap_or_else(|| panic!("README's Journey JSON section has {heading}"))
-        .lines()
-        .skip_while(|line| !line.starts_with('|'))
-        .take_while(|line| line.starts_with('|'))
-        .filter_map(|line| line.split('|').nth(1))
-        .flat_map(|cell| cell.split('`').skip(1).step_by(2).map(str::to_string))
-        .filter(|name| name != "field")
-        .collect()
-}
-
 /// The README's "Journey JSON" tables list exactly the fields `inspect` serialises: the top level,
 /// an attention sub-layer (with `heads[h].…` for a head's), and the feed-forward sub-layer.
 #[test]
@@ -669,9 +363,8 @@ fn readme_documents_every_journey_field() {
         position: 1,
     };
     let journey = serde_json::to_value(block_on(session.inspect(request)).unwrap()).unwrap();
-    let keys = |value: &Value| -> std::collections::BTreeSet<String> {
-        value.as_object().unwrap().keys().cloned().collect()
-    };
+    let keys = common::json_keys;
+    let documented = |table: &str| common::readme_table_fields("### Journey JSON", table);
     let attention = &journey["crossAttention"];
     let mut attention_keys = keys(attention);
     attention_keys.remove("heads");
@@ -680,13 +373,7 @@ fn readme_documents_every_journey_field() {
             .into_iter()
             .map(|k| format!("heads[h].{k}")),
     );
-    assert_eq!(documented_journey_fields("Journey fields:"), keys(&journey));
-    assert_eq!(
-        documented_journey_fields("Each attention sub-layer"),
-        attention_keys
-    );
-    assert_eq!(
-        documented_journey_fields("`feedForward`:"),
-        keys(&journey["feedForward"])
-    );
+    assert_eq!(documented("Journey fields:"), keys(&journey));
+    assert_eq!(documented("Each attention sub-layer"), attention_keys);
+    assert_eq!(documented("`feedForward`:"), keys(&journey["feedForward"]));
 }

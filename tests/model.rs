@@ -368,33 +368,12 @@ fn trace_json_is_flat_with_dimensions() {
 /// The README's "Trace JSON" table lists exactly the fields that are serialised.
 #[test]
 fn readme_documents_every_trace_field() {
-    let readme = std::fs::read_to_string(common::repo().join("README.md")).unwrap();
-    let section = readme
-        .split("### Trace JSON")
-        .nth(1)
-        .expect("README has a Trace JSON section");
-    let section = section.split("\n#").next().unwrap();
-    let documented = |table: &str| -> std::collections::BTreeSet<String> {
-        section
-            .split(table)
-            .nth(1)
-            .expect("the table is in the section")
-            .lines()
-            .skip_while(|line| !line.starts_with('|'))
-            .take_while(|line| line.starts_with('|'))
-            .filter_map(|line| line.split('|').nth(1))
-            .flat_map(|cell| cell.split('`').skip(1).step_by(2).map(str::to_string))
-            .filter(|name| name != "field")
-            .collect()
-    };
+    let documented = |table: &str| common::readme_table_fields("### Trace JSON", table);
     let mut session = common::session(&common::shipped("date-iso"));
     let trace = block_on(session.translate("Aug 29, '58")).unwrap().clone();
-    let keys = |value: serde_json::Value| -> std::collections::BTreeSet<String> {
-        value.as_object().unwrap().keys().cloned().collect()
-    };
     assert_eq!(
         documented("Trace fields:"),
-        keys(serde_json::to_value(&trace).unwrap())
+        common::json_keys(&serde_json::to_value(&trace).unwrap())
     );
     let focus = Focus {
         kind: AttentionKind::Cross,
@@ -404,7 +383,7 @@ fn readme_documents_every_trace_field() {
     let stages = block_on(session.stages(focus)).unwrap().unwrap();
     assert_eq!(
         documented("Stages fields:"),
-        keys(serde_json::to_value(&stages).unwrap())
+        common::json_keys(&serde_json::to_value(&stages).unwrap())
     );
 }
 

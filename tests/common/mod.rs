@@ -1,8 +1,10 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod journey;
 pub mod reference;
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use attnscope::files::folder::ModelFolder;
@@ -132,4 +134,31 @@ pub fn assert_close(what: &str, a: &[f32], b: &[f32], tolerance: f32) {
         worst.0,
         worst.1
     );
+}
+
+/// The backticked names in the first cell of each row of the README table after `table`, within
+/// the README section headed `section` (e.g. `### Trace JSON`).
+pub fn readme_table_fields(section: &str, table: &str) -> BTreeSet<String> {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let section = readme
+        .split(section)
+        .nth(1)
+        .unwrap_or_else(|| panic!("README has a {section} section"));
+    let section = section.split("\n#").next().unwrap();
+    section
+        .split(table)
+        .nth(1)
+        .unwrap_or_else(|| panic!("README's section has the table after {table}"))
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .filter_map(|line| line.split('|').nth(1))
+        .flat_map(|cell| cell.split('`').skip(1).step_by(2).map(str::to_string))
+        .filter(|name| name != "field")
+        .collect()
+}
+
+/// The keys of a JSON object.
+pub fn json_keys(value: &serde_json::Value) -> BTreeSet<String> {
+    value.as_object().unwrap().keys().cloned().collect()
 }
