@@ -282,3 +282,49 @@ fn weights_expected_names_follow_the_documented_table() {
         .iter()
         .any(|(n, _)| n == "encoder.norm.weight"));
 }
+
+/// The bad files `tests/web.rs` gives the browser module, natively: each error's message key, and
+/// its English message is its text with the params filled in.
+#[test]
+fn bad_files_have_message_keys() {
+    let date = common::shipped("date-iso");
+    let en_zh = common::shipped("en-zh");
+    for (key, folder) in [
+        (
+            "error.weightsFormat",
+            ModelFolder {
+                weights: date.weights[..date.weights.len() / 3].to_vec(),
+                ..date.clone()
+            },
+        ),
+        (
+            "error.configParse",
+            ModelFolder {
+                config: b"{".to_vec(),
+                ..date.clone()
+            },
+        ),
+        (
+            "error.tokenizer",
+            ModelFolder {
+                src_tokenizer: b"hello".to_vec(),
+                ..date.clone()
+            },
+        ),
+        (
+            "error.unexpectedTensor",
+            ModelFolder {
+                weights: en_zh.weights.clone(),
+                ..date.clone()
+            },
+        ),
+    ] {
+        let error = load(&folder).unwrap_err();
+        assert_eq!(error.key(), key, "{error}");
+        let mut text = error.english().to_string();
+        for (name, value) in error.params() {
+            text = text.replace(&format!("{{{name}}}"), &value);
+        }
+        assert_eq!(text, error.to_string());
+    }
+}

@@ -175,19 +175,34 @@ async fn the_backend_policy_follows_the_adapter() {
     }
 }
 
+/// An error's message key and how many params it carries (every one a string).
+fn error_key(error: &JsValue) -> (String, usize) {
+    let key = Reflect::get(error, &"key".into()).unwrap().as_string();
+    let params = Reflect::get(error, &"params".into()).unwrap();
+    let values = js_sys::Object::values(params.dyn_ref::<js_sys::Object>().unwrap());
+    assert!(
+        values.iter().all(|v: JsValue| v.is_string()),
+        "params are strings"
+    );
+    (key.unwrap_or_default(), values.length() as usize)
+}
+
+/// Errors come back as values with an English message, a message key and its params.
 #[wasm_bindgen_test]
 async fn bad_input_and_bad_files_are_errors_not_crashes() {
     let mut session = create(&DATE, "cpu").await.unwrap();
-    assert!(session.start(String::new()).await.is_err());
+    let empty: JsValue = session.start(String::new()).await.err().unwrap().into();
+    assert_eq!(error_key(&empty), ("error.emptyInput".into(), 0));
     assert!(session.step().await.is_err());
     assert!(session.back().await.is_err());
     assert!(session.set_focus("sideways".into(), 0, 0).is_err());
     assert!(session.set_sampling("sample", 0.0, 5, 1).is_err());
     let answer = session.start("x".repeat(10_000)).await.unwrap();
     assert!(get(&get(&answer, "trace"), "truncation").is_object());
-    for (name, files) in [
+    for (name, key, files) in [
         (
             "truncated weights",
+            "error.weightsFormat",
             Files {
                 weights: &DATE.weights[..DATE.weights.len() / 3],
                 ..DATE
@@ -195,6 +210,7 @@ async fn bad_input_and_bad_files_are_errors_not_crashes() {
         ),
         (
             "config not json",
+            "error.configParse",
             Files {
                 config: b"{",
                 ..DATE
@@ -202,6 +218,7 @@ async fn bad_input_and_bad_files_are_errors_not_crashes() {
         ),
         (
             "tokenizer not json",
+            "error.tokenizer",
             Files {
                 src: b"hello",
                 ..DATE
@@ -209,6 +226,7 @@ async fn bad_input_and_bad_files_are_errors_not_crashes() {
         ),
         (
             "swapped model",
+            "error.unexpectedTensor",
             Files {
                 weights: EN_ZH.weights,
                 ..DATE
@@ -224,6 +242,9 @@ async fn bad_input_and_bad_files_are_errors_not_crashes() {
             .as_string()
             .unwrap();
         assert!(!message.is_empty(), "{name}: empty message");
+        let (found, params) = error_key(&error);
+        assert_eq!(found, key, "{name}: {message}");
+        assert!(params > 0, "{name}: the message's values are in params");
     }
     assert!(create(&DATE, "quantum").await.is_err());
 }
