@@ -1,6 +1,10 @@
 // The journey view's pictures: a vector as a strip of coloured cells (blue negative, red
 // positive, on one symmetric range per group so that strips side by side compare), and one head's
 // weighted sum as stacked contributions α_j v_j per dimension. Hovering either shows the numbers.
+//
+// Each picture is built once for its shape (how many numbers) and painted again for every pick of
+// the same shape: scrubbing through tokens and layers repaints canvases, it does not make new ones
+// (a new 2D context, its sizing and its layout cost more than the pixels).
 import { cpuCanvas, drawingContext, drawMatrix, formatValue, sizeCanvas } from '../draw/canvas.js';
 import { symmetricRange } from '../draw/colormap.js';
 import { seriesColour, theme } from '../draw/theme.js';
@@ -21,19 +25,30 @@ export function rangeOf(...vectors) {
   return [-(max || 1), max || 1];
 }
 
-/**
- * `values` (or `count` of them from `offset`) as a strip of cells, `range` [min, max] for its
- * colours. Hovering a cell shows "name [index] = value".
- */
-export function strip(
-  values,
-  { name, range = rangeOf(values), offset = 0, count = values.length - offset, height = STRIP_HEIGHT, maxCell = 8 },
-) {
+/** `node`'s text, set only when it changes (a write, even of the same text, costs a relayout). */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/** `node`'s attribute `name`, set only when it changes (null: removed). */
+export function setAttr(node, name, value) {
+  if (node.getAttribute(name) === value) return;
+  if (value == null) node.removeAttribute(name);
+  else node.setAttribute(name, value);
+}
+
+// What each strip and contributions canvas shows now, for its tooltip.
+const shown = new WeakMap();
+
+/** A strip canvas for `count` numbers (cells of 1–`maxCell` px): `paintStrip` draws it. */
+export function strip(count, { height = STRIP_HEIGHT, maxCell = 8 } = {}) {
   const cell = Math.min(maxCell, cellWidth(count));
-  const canvas = cpuCanvas({ className: 'j-strip', attrs: { role: 'img', 'aria-label': jt('stripLabel', { name, count }) } });
+  const canvas = cpuCanvas({ className: 'j-strip', attrs: { role: 'img' } });
   sizeCanvas(canvas, cell * count, height);
-  drawMatrix(canvas, { rows: 1, cols: count, values, offset, map: 'rdbu', min: range[0], max: range[1] });
+  shown.set(canvas, { count });
   canvas.addEventListener('mousemove', (event) => {
+    const { name, values, offset } = shown.get(canvas);
+    if (!values) return;
     // The strip may be drawn narrower than its cells (max-width on a phone): scale back.
     const index = Math.min(count - 1, Math.max(0, Math.floor((event.offsetX / canvas.clientWidth) * count)));
     showTooltip(event, jt('tooltip', { name, index, value: formatValue(values[offset + index]) }));
@@ -42,23 +57,67 @@ export function strip(
   return canvas;
 }
 
+/**
+ * Paint strip `canvas` (made by `strip` for `count` numbers) with the `count` numbers of `values`
+ * from `offset`, `range` [min, max] for its colours. Hovering a cell shows "name [index] = value".
+ */
+export function paintStrip(canvas, values, { name, range = rangeOf(values), offset = 0 }) {
+  const was = shown.get(canvas);
+  const { count } = was;
+  shown.set(canvas, { name, values, offset, count, range });
+  setAttr(canvas, 'aria-label', jt('stripLabel', { name, count }));
+  // The same numbers on the same scale (another head's pick leaves most strips as they are):
+  // drawing them again would cost the canvas a repaint and its tile a raster for nothing.
+  if (was.values === values && was.offset === offset && was.range?.[0] === range[0] && was.range?.[1] === range[1]) return;
+  drawMatrix(canvas, { rows: 1, cols: count, values, offset, map: 'rdbu', min: range[0], max: range[1] });
+}
+
 // One colour a key (the page's series palette, repeating): the stacked contributions and their legend.
 export const keyColour = seriesColour;
 
 const CONTRIBUTION_HEIGHT = 140;
 
+/** The canvas of one head's weighted sum over `dK` dimensions: `paintContributions` draws it. */
+export function contributions(dK) {
+  const canvas = cpuCanvas({ className: 'j-contributions', attrs: { role: 'img', 'aria-label': jt('weightedTitle') } });
+  sizeCanvas(canvas, Math.max(3, cellWidth(dK)) * dK, CONTRIBUTION_HEIGHT);
+  canvas.addEventListener('mousemove', (event) => {
+    const sum = shown.get(canvas);
+    if (sum) showTooltip(event, contributionTip(sum, event, canvas.clientWidth));
+  });
+  canvas.addEventListener('mouseleave', hideTooltip);
+  return canvas;
+}
+
+/** The tooltip of the stacked contributions at `event`: one key's α_j v_j[d], or their sum. */
+function contributionTip({ weights, values, output, dK, keyTokens, boxes }, event, clientWidth) {
+  const d = Math.min(dK - 1, Math.max(0, Math.floor((event.offsetX / clientWidth) * dK)));
+  const j = boxes[d].findIndex((box) => box && event.offsetY >= box[0] - 1 && event.offsetY <= box[1] + 1);
+  if (j < 0) return jt('tooltip', { name: 'Σ α_j v_j', index: d, value: formatValue(output[d]) });
+  const value = values[j * dK + d];
+  return jt('contribution', {
+    token: keyTokens[j],
+    index: d,
+    alpha: formatValue(weights[j]),
+    value: formatValue(value),
+    product: formatValue(weights[j] * value),
+  });
+}
+
 /**
- * The weighted sum of one head: for each of the dK dimensions, every key's α_j v_j[d] stacked
- * (positive ones up from the axis, negative ones down), and a white tick at their sum, the head's
- * output. `keyTokens` name the keys in the tooltip; masked keys have α = 0 and add nothing.
+ * Paint the weighted sum of one head: for each of the dK dimensions, every key's α_j v_j[d]
+ * stacked (positive ones up from the axis, negative ones down), and a white tick at their sum,
+ * the head's output. `keyTokens` name the keys in the tooltip; masked keys have α = 0 and add
+ * nothing.
  *
  * # Shapes
  * `weights` [kLen]; `values` row-major [kLen, dK]; `output` [dK].
  */
-export function contributions({ weights, values, output, kLen, dK, keyTokens }) {
+export function paintContributions(canvas, { weights, values, output, kLen, dK, keyTokens }) {
+  const was = shown.get(canvas);
+  if (was && was.weights === weights && was.values === values && was.keyTokens === keyTokens) return;
   const cell = Math.max(3, cellWidth(dK));
   const width = cell * dK;
-  const canvas = cpuCanvas({ className: 'j-contributions', attrs: { role: 'img', 'aria-label': jt('weightedTitle') } });
   const ctx = drawingContext(canvas, width, CONTRIBUTION_HEIGHT);
   const { line, text } = theme();
   // The scale: the tallest stack, up or down.
@@ -98,45 +157,40 @@ export function contributions({ weights, values, output, kLen, dK, keyTokens }) 
     ctx.fillStyle = text;
     ctx.fillRect(d * cell, half - output[d] * scale - 1, cell, 2);
   }
-  canvas.addEventListener('mousemove', (event) => {
-    const d = Math.min(dK - 1, Math.max(0, Math.floor((event.offsetX / canvas.clientWidth) * dK)));
-    const j = boxes[d].findIndex((box) => box && event.offsetY >= box[0] - 1 && event.offsetY <= box[1] + 1);
-    if (j < 0) {
-      showTooltip(event, jt('tooltip', { name: 'Σ α_j v_j', index: d, value: formatValue(output[d]) }));
-      return;
-    }
-    const value = values[j * dK + d];
-    showTooltip(
-      event,
-      jt('contribution', {
-        token: keyTokens[j],
-        index: d,
-        alpha: formatValue(weights[j]),
-        value: formatValue(value),
-        product: formatValue(weights[j] * value),
-      }),
-    );
-  });
-  canvas.addEventListener('mouseleave', hideTooltip);
-  return canvas;
+  shown.set(canvas, { weights, values, output, dK, keyTokens, boxes });
 }
 
-/** The legend of the stacked contributions: each key token in its colour. */
-export function keyLegend(keyTokens, mask) {
+/** The legend of the stacked contributions for `kLen` keys: `paintLegend` names them. */
+export function keyLegend(kLen) {
   return el(
     'div',
     { className: 'j-legend' },
-    ...keyTokens.map((token, j) => {
+    ...Array.from({ length: kLen }, (_, j) => {
       const swatch = el('i');
       swatch.style.background = keyColour(j);
-      return el('span', { className: mask?.[j] ? 'j-key masked' : 'j-key' }, swatch, el('span', { className: 'j-token', text: token }));
+      return el('span', { className: 'j-key' }, swatch, el('span', { className: 'j-token' }));
     }),
   );
 }
 
-/** A horizontal bar for a weight or probability in [0, 1]. */
+/** Legend `legend` naming each key token in its colour, struck through where `mask` hides it. */
+export function paintLegend(legend, keyTokens, mask) {
+  [...legend.children].forEach((key, j) => {
+    setAttr(key, 'class', mask?.[j] ? 'j-key masked' : 'j-key');
+    setText(key.lastChild, keyTokens[j]);
+  });
+}
+
+/** A horizontal bar for a weight or probability in [0, 1] (`setBar` sets it). */
 export function bar(value) {
-  const fill = el('i');
-  fill.style.width = `${Math.max(0, Math.min(1, value)) * 100}%`;
-  return el('span', { className: 'j-bar' }, fill);
+  const fill = el('span', { className: 'j-bar' }, el('i'));
+  if (value != null) setBar(fill, value);
+  return fill;
+}
+
+/** Bar `node` (made by `bar`) filled to `value`. */
+export function setBar(node, value) {
+  const width = `${Math.max(0, Math.min(1, value)) * 100}%`;
+  const fill = node.firstChild;
+  if (fill.style.width !== width) fill.style.width = width;
 }

@@ -9,7 +9,8 @@
 import { el, option } from '../ui/dom.js';
 import { onLanguageChange } from '../ui/i18n.js';
 import { journey as decodeJourney } from './journey-data.js';
-import { attentionBlock, feedForwardBlock, inputBlock, outputBlock } from './journey-parts.js';
+import { setText } from './journey-draw.js';
+import { blocksOf } from './journey-parts.js';
 import { jt } from './journey-texts.js';
 
 /** The positions a stack offers for `trace`: their tokens (the decoder: its input rows). */
@@ -59,6 +60,7 @@ function buildFrame(container) {
     status: el('p', { className: 'muted j-status' }),
     dims: el('p', { className: 'j-dims' }),
     body: el('div', { className: 'j-body' }),
+    built: new Map(),
   };
   container.replaceChildren(frame.title, frame.explain, frame.controls, frame.status, frame.dims, frame.body);
   return frame;
@@ -92,20 +94,53 @@ function syncSelects({ selects }, { trace, config, pick }) {
   fillSelect(selects.head, heads, heads, pick.head);
 }
 
-function setState({ container, status }, name, text = '') {
-  container.dataset.state = name;
-  status.textContent = text;
+// How long a pick may take before the status says it is being computed: most take a few
+// milliseconds, and a status flashing "Computing…" would cost every pick a frame of its own.
+const LOADING_NOTE_MS = 150;
+
+function setState(frame, name, text = '') {
+  clearTimeout(frame.loadingNote);
+  if (frame.container.dataset.state !== name) frame.container.dataset.state = name;
+  if (name === 'loading') frame.loadingNote = setTimeout(() => setText(frame.status, text), LOADING_NOTE_MS);
+  else setText(frame.status, text);
 }
 
-/** Draw journey `j` (the pick's) in the body. */
+/** `body`'s children made `nodes` (in order), moving none that is already in its place. */
+function placeChildren(body, nodes) {
+  const wanted = new Set(nodes);
+  for (const child of [...body.children]) if (!wanted.has(child)) child.remove();
+  nodes.forEach((node, i) => {
+    if (body.children[i] !== node) body.insertBefore(node, body.children[i] ?? null);
+  });
+}
+
+const MAX_BUILT = 16;
+
+/**
+ * Draw journey `j` (the pick's) in the body. A block already built for a journey of the same
+ * shape (frame.built: "name shape" → { node, fills }) is kept and only filled with `j`: scrubbing
+ * through tokens and layers rewrites texts and repaints canvases instead of rebuilding the view.
+ */
 function draw(frame, { trace, pick }, j) {
   const nextId = j.stack === 'decoder' ? (trace.tgtIds[j.position + 1] ?? null) : null;
-  frame.dims.textContent = jt('dims', { dModel: j.dModel, heads: j.heads, dK: j.dK, dFf: j.dFf, norm: jt(j.norm) });
-  const parts = [inputBlock(j)];
-  for (const part of ['selfAttention', 'crossAttention']) if (j[part]) parts.push(attentionBlock(j, part, pick.head));
-  parts.push(feedForwardBlock(j), outputBlock(j, nextId));
-  frame.body.replaceChildren(...parts);
-  Object.assign(frame.container.dataset, { stack: j.stack, layer: String(j.layer), position: String(j.position), head: String(pick.head) });
+  const s = { j, head: pick.head, nextId };
+  setText(frame.dims, jt('dims', { dModel: j.dModel, heads: j.heads, dK: j.dK, dFf: j.dFf, norm: jt(j.norm) }));
+  const nodes = blocksOf(j).map(({ name, shape, build }) => {
+    const key = `${name} ${shape}`;
+    let built = frame.built.get(key);
+    if (!built) {
+      const fills = [];
+      built = { node: build(fills, s), fills };
+      frame.built.set(key, built);
+    }
+    for (const fill of built.fills) fill(s);
+    return built.node;
+  });
+  placeChildren(frame.body, nodes);
+  // Keep the blocks of a few shapes (layer 0 and the others, each stack), not of every sentence.
+  if (frame.built.size > MAX_BUILT) for (const [key, { node }] of frame.built) if (!node.isConnected) frame.built.delete(key);
+  const data = { stack: j.stack, layer: String(j.layer), position: String(j.position), head: String(pick.head) };
+  for (const [name, value] of Object.entries(data)) if (frame.container.dataset[name] !== value) frame.container.dataset[name] = value;
   setState(frame, 'ready', jt('status', { stack: jt(j.stack), layer: j.layer, position: j.position, token: j.token }));
 }
 
@@ -156,6 +191,7 @@ function relabel(frame, view) {
   frame.explain.textContent = jt('explain');
   for (const span of frame.controls.querySelectorAll('[data-jt]')) span.textContent = jt(span.dataset.jt);
   if (view.trace && view.config) syncSelects(frame, view);
+  frame.built.clear(); // their headings and captions are in the old language
   if (view.shown) draw(frame, view, view.shown.journey);
 }
 
