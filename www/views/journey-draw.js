@@ -44,8 +44,9 @@ const shown = new WeakMap();
 export function strip(count, { height = STRIP_HEIGHT, maxCell = 8 } = {}) {
   const cell = Math.min(maxCell, cellWidth(count));
   const canvas = cpuCanvas({ className: 'j-strip', attrs: { role: 'img' } });
-  sizeCanvas(canvas, cell * count, height);
-  shown.set(canvas, { count });
+  const size = [cell * count, height];
+  sizeCanvas(canvas, ...size);
+  shown.set(canvas, { count, size });
   canvas.addEventListener('mousemove', (event) => {
     const { name, values, offset } = shown.get(canvas);
     if (!values) return;
@@ -63,12 +64,15 @@ export function strip(count, { height = STRIP_HEIGHT, maxCell = 8 } = {}) {
  */
 export function paintStrip(canvas, values, { name, range = rangeOf(values), offset = 0 }) {
   const was = shown.get(canvas);
-  const { count } = was;
-  shown.set(canvas, { name, values, offset, count, range });
+  const { count, size } = was;
+  shown.set(canvas, { name, values, offset, count, size, range });
   setAttr(canvas, 'aria-label', jt('stripLabel', { name, count }));
+  const sized = canvas.dataset.size;
+  sizeCanvas(canvas, ...size); // again: the pixel ratio may have changed (zoom)
   // The same numbers on the same scale (another head's pick leaves most strips as they are):
   // drawing them again would cost the canvas a repaint and its tile a raster for nothing.
-  if (was.values === values && was.offset === offset && was.range?.[0] === range[0] && was.range?.[1] === range[1]) return;
+  const same = was.values === values && was.offset === offset && was.range?.[0] === range[0] && was.range?.[1] === range[1];
+  if (same && canvas.dataset.size === sized) return;
   drawMatrix(canvas, { rows: 1, cols: count, values, offset, map: 'rdbu', min: range[0], max: range[1] });
 }
 
@@ -115,9 +119,11 @@ function contributionTip({ weights, values, output, dK, keyTokens, boxes }, even
  */
 export function paintContributions(canvas, { weights, values, output, kLen, dK, keyTokens }) {
   const was = shown.get(canvas);
-  if (was && was.weights === weights && was.values === values && was.keyTokens === keyTokens) return;
   const cell = Math.max(3, cellWidth(dK));
   const width = cell * dK;
+  const sized = canvas.dataset.size;
+  sizeCanvas(canvas, width, CONTRIBUTION_HEIGHT);
+  if (was && was.weights === weights && was.values === values && was.keyTokens === keyTokens && canvas.dataset.size === sized) return;
   const ctx = drawingContext(canvas, width, CONTRIBUTION_HEIGHT);
   const { line, text } = theme();
   // The scale: the tallest stack, up or down.
