@@ -169,3 +169,41 @@ test('axes: CJK column labels stand upright, a short token lies flat, longer Lat
     await browser.close();
   }
 });
+
+test('each model describes itself and credits its own data from its folder (about.json), in the page language', {
+  timeout: 120_000,
+}, async () => {
+  const about = (model) => JSON.parse(readFileSync(new URL(`../../models/${model}/about.json`, import.meta.url), 'utf8'));
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${site.origin}/?backend=cpu`);
+    await waitReady(page);
+    const shown = async () => ({
+      description: await page.locator('#model-description').textContent(),
+      credits: await page.locator('#model-credits').textContent(),
+      links: await page.locator('#model-credits a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    });
+    const enZh = about('en-zh');
+    assert.deepEqual(await shown(), {
+      description: enZh.description.en,
+      credits: `en-zh is trained on: ${enZh.credits.map((c) => c.en).join('; ')} · `,
+      links: ['https://tatoeba.org', 'https://github.com/no7z/hsk-sentences-audio'],
+    });
+    assert.match(enZh.credits[0].en, /^Tatoeba .*CC-BY 2\.0 FR/);
+    await page.selectOption('#language-select', 'zh-CN');
+    assert.deepEqual((await shown()).description, enZh.description['zh-CN']);
+    assert.equal((await shown()).credits, `en-zh 的训练数据：${enZh.credits.map((c) => c['zh-CN']).join('；')} · `);
+    await page.selectOption('#model-select', 'date-iso');
+    await page.waitForFunction(() => document.body.dataset.model === 'date-iso' && document.body.dataset.ready === 'true', null, {
+      timeout: 60_000,
+    });
+    assert.deepEqual(await shown(), {
+      description: about('date-iso').description['zh-CN'],
+      credits: 'date-iso 的训练数据由 attnscope 自己生成 · ',
+      links: [],
+    });
+  } finally {
+    await browser.close();
+  }
+});

@@ -8,8 +8,8 @@
 // other does.
 
 import { modelLoaded } from '../testing/hooks.js';
-import { $, option } from '../ui/dom.js';
-import { messageText, t } from '../ui/i18n.js';
+import { $, el, option } from '../ui/dom.js';
+import { language, messageText, t } from '../ui/i18n.js';
 import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
 import { LOCAL_MODEL_PREFIX } from './links.js';
 import { clearMessage, clearMessageUnlessInfo, failureText, handleError, showMessage } from './messages.js';
@@ -89,11 +89,26 @@ export function loadFailed(model, error) {
   return model.folder ? t('openModel.failedFolder', { folder: model.folder, error }) : t('openModel.failedFiles', { error });
 }
 
+/**
+ * The model's description and its data's credits, in the page's language, from the model's own
+ * folder (its about.json, copied into models/index.json); a folder without one shows its config's
+ * description and no credits.
+ */
 export function showModelDescription() {
-  const description = state.config?.description || '';
+  const about = state.model?.about;
+  const inLanguage = (texts) => texts?.[language()] ?? texts?.en;
+  const description = inLanguage(about?.description) ?? state.config?.description ?? '';
   $('model-description').textContent = state.model?.local
     ? [t('openModel.fromComputer'), description].filter(Boolean).join(' ')
     : description;
+  const credits = (about?.credits ?? []).map((credit) => {
+    const link = el('a', { text: inLanguage(credit), attrs: { href: credit.url, rel: 'noopener' } });
+    return credit.url ? link : el('span', { text: inLanguage(credit) });
+  });
+  const lead = about && t(credits.length ? 'page.modelData' : 'page.modelDataNone', { model: modelTitle(state.model) });
+  const shown = about ? [lead, ...credits.flatMap((credit, i) => (i ? [t('page.creditsJoin'), credit] : [credit])), ' · '] : [];
+  $('model-credits').replaceChildren(...shown);
+  $('model-credits').hidden = !about;
 }
 
 /** How the selector and the messages name `model`. */
