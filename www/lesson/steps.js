@@ -64,103 +64,75 @@ const where = (ctx) => ({ layer: idx(ctx.pick.layer), head: idx(ctx.pick.head), 
 
 const journeyPanel = '#journey-panel';
 
+/** The heatmap kind of the pick's self-attention. */
+const selfKind = (ctx) => (ctx.pick.stack === 'encoder' ? 'encoderSelf' : 'decoderSelf');
+
+/**
+ * A step about the journey view, lighting `focus` in it: `params(ctx, view)` reads its numbers,
+ * with view = { j (the journey), h (the pick's head), keys and more (visibleKeys) }; `extra` adds
+ * fields (an `action`).
+ */
+const journeyStep = (id, focus, params, extra = {}) => ({
+  id,
+  panel: journeyPanel,
+  focus,
+  needs: 'journey',
+  params: (ctx) => params(ctx, { j: ctx.journey, h: ctx.pick.head, ...visibleKeys(ctx) }),
+  ...extra,
+});
+
 export const STEPS = [
-  {
-    id: 'qkv',
-    panel: journeyPanel,
-    focus: '.j-block[data-part=selfAttention] .j-head',
-    needs: 'journey',
-    params: (ctx) => {
-      const j = ctx.journey;
-      const q = [0, 1, 2].map((i) => fromJourney(j, `selfAttention.heads.${ctx.pick.head}.q.${i}`));
-      return {
-        ...where(ctx),
-        dModel: fromJourney(j, 'dModel', 0),
-        dK: fromJourney(j, 'dK', 0),
-        q: [...join(q), etc()],
-      };
-    },
-  },
-  {
-    id: 'dot',
-    panel: journeyPanel,
-    focus: '.j-block[data-part=selfAttention] .j-keys',
-    needs: 'journey',
-    params: (ctx) => {
-      const j = ctx.journey;
-      const { keys, more } = visibleKeys(ctx);
-      const h = ctx.pick.head;
-      const items = keys.map((k) => [
-        tok(j.selfAttention.keyTokens[k]),
-        words(' '),
-        fromJourney(j, `selfAttention.heads.${h}.scores.${k}`),
-      ]);
-      return {
-        ...where(ctx),
-        dK: fromJourney(j, 'dK', 0),
-        scores: [...join(items), ...(more ? [etc()] : [])],
-        best: tok(j.selfAttention.keyTokens[argmax(head(ctx).scores, keys)]),
-      };
-    },
-  },
-  {
-    id: 'softmax',
-    panel: journeyPanel,
-    focus: '.j-block[data-part=selfAttention] .j-keys',
-    needs: 'journey',
-    params: (ctx) => {
-      const j = ctx.journey;
-      const { keys, more } = visibleKeys(ctx);
-      return { ...where(ctx), dK: fromJourney(j, 'dK', 0), weights: weightList(ctx, KIND[j.stack], j.selfAttention.keyTokens, keys, more) };
-    },
-  },
-  {
-    id: 'weighted',
-    panel: journeyPanel,
-    focus: '.j-block[data-part=selfAttention] .j-head',
-    needs: 'journey',
-    params: (ctx) => {
-      const j = ctx.journey;
-      const { keys, more } = visibleKeys(ctx);
-      const h = ctx.pick.head;
-      const terms = keys.map((k) => [
-        fromJourney(j, `selfAttention.heads.${h}.weights.${k}`, 2),
-        words(' × '),
-        signed(fromJourney(j, `selfAttention.heads.${h}.values.${k * j.dK}`)),
-      ]);
-      return {
-        ...where(ctx),
-        terms: [...join(terms, ' + '), ...(more ? [words(' + …')] : [])],
-        out: fromJourney(j, `selfAttention.heads.${h}.output.0`),
-      };
-    },
-  },
-  {
-    id: 'heads',
-    panel: journeyPanel,
-    focus: '.j-block[data-part=selfAttention] .j-summary',
-    needs: 'journey',
-    params: (ctx) => {
-      const j = ctx.journey;
-      const { keys } = visibleKeys(ctx);
-      const best = argmax(head(ctx).weights, keys);
-      const row = ctx.pick.position;
-      const per = [...Array(j.heads).keys()].map((h) => [...lessonHead(h), weight(ctx.trace, KIND[j.stack], ctx.pick.layer, h, row, best)]);
-      return {
-        ...where(ctx),
-        heads: fromJourney(j, 'heads', 0),
-        dK: fromJourney(j, 'dK', 0),
-        dModel: fromJourney(j, 'dModel', 0),
-        key: tok(j.selfAttention.keyTokens[best]),
-        perHead: join(per),
-      };
-    },
-  },
+  journeyStep('qkv', '.j-block[data-part=selfAttention] .j-head', (ctx, { j }) => {
+    const q = [0, 1, 2].map((i) => fromJourney(j, `selfAttention.heads.${ctx.pick.head}.q.${i}`));
+    return {
+      ...where(ctx),
+      dModel: fromJourney(j, 'dModel', 0),
+      dK: fromJourney(j, 'dK', 0),
+      q: [...join(q), etc()],
+    };
+  }),
+  journeyStep('dot', '.j-block[data-part=selfAttention] .j-keys', (ctx, { j, h, keys, more }) => {
+    const items = keys.map((k) => [tok(j.selfAttention.keyTokens[k]), words(' '), fromJourney(j, `selfAttention.heads.${h}.scores.${k}`)]);
+    return {
+      ...where(ctx),
+      dK: fromJourney(j, 'dK', 0),
+      scores: [...join(items), ...(more ? [etc()] : [])],
+      best: tok(j.selfAttention.keyTokens[argmax(head(ctx).scores, keys)]),
+    };
+  }),
+  journeyStep('softmax', '.j-block[data-part=selfAttention] .j-keys', (ctx, { j, keys, more }) => {
+    return { ...where(ctx), dK: fromJourney(j, 'dK', 0), weights: weightList(ctx, KIND[j.stack], j.selfAttention.keyTokens, keys, more) };
+  }),
+  journeyStep('weighted', '.j-block[data-part=selfAttention] .j-head', (ctx, { j, h, keys, more }) => {
+    const terms = keys.map((k) => [
+      fromJourney(j, `selfAttention.heads.${h}.weights.${k}`, 2),
+      words(' × '),
+      signed(fromJourney(j, `selfAttention.heads.${h}.values.${k * j.dK}`)),
+    ]);
+    return {
+      ...where(ctx),
+      terms: [...join(terms, ' + '), ...(more ? [words(' + …')] : [])],
+      out: fromJourney(j, `selfAttention.heads.${h}.output.0`),
+    };
+  }),
+  journeyStep('heads', '.j-block[data-part=selfAttention] .j-summary', (ctx, { j, keys }) => {
+    const best = argmax(head(ctx).weights, keys);
+    const row = ctx.pick.position;
+    const per = [...Array(j.heads).keys()].map((h) => [...lessonHead(h), weight(ctx.trace, KIND[j.stack], ctx.pick.layer, h, row, best)]);
+    return {
+      ...where(ctx),
+      heads: fromJourney(j, 'heads', 0),
+      dK: fromJourney(j, 'dK', 0),
+      dModel: fromJourney(j, 'dModel', 0),
+      key: tok(j.selfAttention.keyTokens[best]),
+      perHead: join(per),
+    };
+  }),
   {
     id: 'matrix',
     panel: '#focus-heatmap',
     needs: 'journey',
-    select: (ctx) => ({ kind: ctx.pick.stack === 'encoder' ? 'encoderSelf' : 'decoderSelf', layer: ctx.pick.layer, head: ctx.pick.head }),
+    select: (ctx) => ({ kind: selfKind(ctx), layer: ctx.pick.layer, head: ctx.pick.head }),
     params: (ctx) => {
       const kind = KIND[ctx.pick.stack];
       const stack = ctx.trace[kind];
@@ -177,14 +149,14 @@ export const STEPS = [
     id: 'scale',
     panel: '#stages',
     needs: 'journey',
-    select: (ctx) => ({ kind: ctx.pick.stack === 'encoder' ? 'encoderSelf' : 'decoderSelf', layer: ctx.pick.layer, head: ctx.pick.head }),
+    select: (ctx) => ({ kind: selfKind(ctx), layer: ctx.pick.layer, head: ctx.pick.head }),
     params: (ctx) => {
       const j = ctx.journey;
       const { keys } = visibleKeys(ctx);
       const h = ctx.pick.head;
       const best = argmax(head(ctx).scores, keys);
       const { stages } = ctx;
-      const kind = ctx.pick.stack === 'encoder' ? 'encoderSelf' : 'decoderSelf';
+      const kind = selfKind(ctx);
       const entropy = stages?.kind === kind && stages.layer === ctx.pick.layer ? stages : null;
       return {
         ...where(ctx),
@@ -196,41 +168,27 @@ export const STEPS = [
       };
     },
   },
-  {
-    id: 'norm',
-    panel: journeyPanel,
-    focus: '.j-block[data-part=selfAttention] .j-summary',
-    needs: 'journey',
-    params: (ctx) => {
-      const j = ctx.journey;
-      return {
-        ...where(ctx),
-        x0: fromJourney(j, 'input.0'),
-        p0: signed(fromJourney(j, 'selfAttention.projected.0')),
-        r0: fromJourney(j, 'selfAttention.residual.0'),
-        dModel: fromJourney(j, 'dModel', 0),
-        mean: fromJourney(j, 'selfAttention.mean'),
-        std: fromJourney(j, 'selfAttention.std'),
-        variant: j.norm,
-      };
-    },
-  },
-  {
-    id: 'ffn',
-    panel: journeyPanel,
-    focus: '.j-block[data-part=feedForward]',
-    needs: 'journey',
-    params: (ctx) => {
-      const j = ctx.journey;
-      return {
-        ...where(ctx),
-        dModel: fromJourney(j, 'dModel', 0),
-        dFf: fromJourney(j, 'dFf', 0),
-        zeros: fromJourney(j, 'feedForward.zeros', 0),
-        activation: words(j.activation),
-      };
-    },
-  },
+  journeyStep('norm', '.j-block[data-part=selfAttention] .j-summary', (ctx, { j }) => {
+    return {
+      ...where(ctx),
+      x0: fromJourney(j, 'input.0'),
+      p0: signed(fromJourney(j, 'selfAttention.projected.0')),
+      r0: fromJourney(j, 'selfAttention.residual.0'),
+      dModel: fromJourney(j, 'dModel', 0),
+      mean: fromJourney(j, 'selfAttention.mean'),
+      std: fromJourney(j, 'selfAttention.std'),
+      variant: j.norm,
+    };
+  }),
+  journeyStep('ffn', '.j-block[data-part=feedForward]', (ctx, { j }) => {
+    return {
+      ...where(ctx),
+      dModel: fromJourney(j, 'dModel', 0),
+      dFf: fromJourney(j, 'dFf', 0),
+      zeros: fromJourney(j, 'feedForward.zeros', 0),
+      activation: words(j.activation),
+    };
+  }),
   {
     id: 'positional',
     panel: '#positional',
@@ -256,17 +214,10 @@ export const STEPS = [
       };
     },
   },
-  {
-    id: 'placement',
-    panel: journeyPanel,
-    focus: '.j-dims',
-    needs: 'journey',
-    action: (ctx) => {
-      const other = ctx.journey.norm === 'pre' ? 'date-iso' : 'en-zh';
-      return ctx.models.includes(other) && other !== ctx.model ? { key: 'switchModel', model: other } : null;
-    },
-    params: (ctx) => {
-      const j = ctx.journey;
+  journeyStep(
+    'placement',
+    '.j-dims',
+    (ctx, { j }) => {
       return {
         ...where(ctx),
         model: tok(ctx.model),
@@ -275,7 +226,13 @@ export const STEPS = [
         std: fromJourney(j, 'selfAttention.std'),
       };
     },
-  },
+    {
+      action: (ctx) => {
+        const other = ctx.journey.norm === 'pre' ? 'date-iso' : 'en-zh';
+        return ctx.models.includes(other) && other !== ctx.model ? { key: 'switchModel', model: other } : null;
+      },
+    },
+  ),
   {
     id: 'causal',
     panel: '#masks',
