@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../scripts/serve.mjs';
 import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+import { medianP95, timeTranslations } from './page-timing.mjs';
 
 const TEXT = 'My father and I often eat apples and drink tea after dinner.';
 const RUNS = Number(process.env.RUNS || 5);
@@ -69,23 +70,11 @@ try {
     );
     const openMs = Date.now() - started;
     const longTasksOpening = await page.evaluate(() => window.__longTasks.splice(0));
-    const times = await page.evaluate(
-      async ({ text, runs }) => {
-        const out = [];
-        for (let i = 0; i < runs + 3; i++) {
-          const t0 = performance.now();
-          await window.__attnscope.call('translate', { gen: 2e9 + i, text });
-          if (i >= 3) out.push(performance.now() - t0);
-        }
-        return out;
-      },
-      { text: TEXT, runs: RUNS },
-    );
+    const times = await timeTranslations(page, TEXT, RUNS);
     const answer = await page.evaluate(async (text) => (await window.__attnscope.call('translate', { gen: 3e9, text })).trace, TEXT);
     const longTasksTranslating = await page.evaluate(() => window.__longTasks.splice(0));
     const stats = await page.evaluate(() => window.__attnscope.call('stats'));
     const jsHeap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
-    times.sort((a, b) => a - b);
     results.models.push({
       preset,
       name: config.name,
@@ -100,8 +89,7 @@ try {
       sourceTokens: answer.srcIds.length,
       outputTokens: answer.tgtIds.length - 1,
       openMs,
-      median: times[Math.floor(times.length / 2)],
-      p95: times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)],
+      ...medianP95(times),
       runs: times.length,
       wasmBytes: stats.wasmBytes,
       jsHeapBytes: jsHeap,

@@ -116,10 +116,18 @@ fn main() {
     snapshot_table(&root);
 }
 
+/// Print a markdown table's header row and its separator (after a blank line when `gap`).
+fn table_header(gap: bool, header: &str) {
+    if gap {
+        println!();
+    }
+    println!("{header}");
+    println!("|{}", "---|".repeat(header.matches('|').count() - 1));
+}
+
 /// Encode, one step, greedy decode and a full re-decode, by source length.
 fn decode_table(root: &std::path::Path) {
-    println!("| model | src tokens | out tokens | encode ms (median/p95) | one step ms | greedy decode ms | full re-decode ms | step / re-decode |");
-    println!("|---|---|---|---|---|---|---|---|");
+    table_header(false, "| model | src tokens | out tokens | encode ms (median/p95) | one step ms | greedy decode ms | full re-decode ms | step / re-decode |");
     for model in ["en-zh", "date-iso"] {
         let mut session = shipped(root, model);
         for n in [8, 16, 32, 64] {
@@ -147,9 +155,7 @@ fn decode_table(root: &std::path::Path) {
 
 /// A cached step against a full re-decode with 32 tokens already in the output (forced).
 fn cached_step_table(root: &std::path::Path) {
-    println!();
-    println!("| model | output prefix | one cached step ms (median/p95) | full re-decode of the prefix ms | step / re-decode |");
-    println!("|---|---|---|---|---|");
+    table_header(true, "| model | output prefix | one cached step ms (median/p95) | full re-decode of the prefix ms | step / re-decode |");
     for model in ["en-zh", "date-iso"] {
         let mut session = shipped(root, model);
         let prefix_len = 32.min(session.config().max_len - 2);
@@ -175,9 +181,7 @@ fn cached_step_table(root: &std::path::Path) {
 /// focused head's stages (the page's default focus, cross-attention layer 0 head 0), the
 /// analysis, and the answer serialised (JSON here; the page converts it to a JS object).
 fn answer_table(root: &std::path::Path) {
-    println!();
-    println!("| model | src tokens | out tokens | stages ms (median/p95) | analysis ms | answer as JSON ms |");
-    println!("|---|---|---|---|---|---|");
+    table_header(true, "| model | src tokens | out tokens | stages ms (median/p95) | analysis ms | answer as JSON ms |");
     for model in ["en-zh", "date-iso"] {
         let mut session = shipped(root, model);
         let text = sentence(&session, model, 32);
@@ -213,11 +217,10 @@ fn answer_table(root: &std::path::Path) {
 /// Switching to a training snapshot: only the weights replaced, against loading the whole
 /// model folder again (date-iso, which ships a timeline).
 fn snapshot_table(root: &std::path::Path) {
-    println!();
-    println!(
-        "| model | replace weights ms (median/p95) | load the whole model ms | replace / load |"
+    table_header(
+        true,
+        "| model | replace weights ms (median/p95) | load the whole model ms | replace / load |",
     );
-    println!("|---|---|---|---|");
     let folder = ModelFolder::read(&root.join("models/date-iso")).unwrap();
     let snapshot =
         std::fs::read(root.join("models/date-iso/timeline/step-000256.safetensors")).unwrap();

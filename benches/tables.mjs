@@ -245,31 +245,33 @@ function stageTable(fig, model, engines, stages) {
   return rows.join('\n');
 }
 
+/** What each measured stage is called in the tables. */
+const STAGE_TITLES = {
+  encode: 'encode',
+  cached_step: 'one cached step',
+  last_step: 'cached step at the end',
+  greedy: 'greedy translation',
+  greedy_uncached: 'greedy, no cache',
+  full_redecode: 'full re-decode',
+  greedy_cold: 'cold greedy',
+  answer: 'answer',
+  page_step: 'page step',
+  forward: 'forward',
+};
+
+/** One stage table per model, of `engines` over `stages` (names of STAGE_TITLES). */
+function stageBlock(fig, engines, stages) {
+  const titled = stages.map((stage) => [stage, STAGE_TITLES[stage]]);
+  return MODELS.map((model) => `**${model}**\n\n${stageTable(fig, model, engines, titled)}`).join('\n\n');
+}
+
 function browserBlock(fig) {
-  const stages = [
-    ['encode', 'encode'],
-    ['cached_step', 'one cached step'],
-    ['greedy', 'greedy translation'],
-    ['greedy_uncached', 'greedy, no cache'],
-    ['full_redecode', 'full re-decode'],
-    ['greedy_cold', 'cold greedy'],
-    ['answer', 'answer'],
-    ['page_step', 'page step'],
-  ];
-  return MODELS.map((model) => `**${model}**\n\n${stageTable(fig, model, BROWSER_ENGINES, stages)}`).join('\n\n');
+  const stages = ['encode', 'cached_step', 'greedy', 'greedy_uncached', 'full_redecode', 'greedy_cold', 'answer', 'page_step'];
+  return stageBlock(fig, BROWSER_ENGINES, stages);
 }
 
 function nativeBlock(fig) {
-  const stages = [
-    ['encode', 'encode'],
-    ['cached_step', 'one cached step'],
-    ['last_step', 'cached step at the end'],
-    ['greedy', 'greedy translation'],
-    ['greedy_uncached', 'greedy, no cache'],
-    ['full_redecode', 'full re-decode'],
-    ['forward', 'forward'],
-  ];
-  return MODELS.map((model) => `**${model}**\n\n${stageTable(fig, model, NATIVE_ENGINES, stages)}`).join('\n\n');
+  return stageBlock(fig, NATIVE_ENGINES, ['encode', 'cached_step', 'last_step', 'greedy', 'greedy_uncached', 'full_redecode', 'forward']);
 }
 
 function ratiosBlock(fig) {

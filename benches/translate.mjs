@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../scripts/serve.mjs';
 import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+import { medianP95, timeTranslations } from './page-timing.mjs';
 
 const SENTENCES = {
   'en-zh': 'My father and I often eat apples and drink tea after dinner.',
@@ -32,23 +33,9 @@ try {
     const page = await browser.newPage();
     await page.goto(`${origin}/?model=${model}&backend=cpu`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 300_000 });
-    const times = await page.evaluate(
-      async ({ text, runs }) => {
-        const out = [];
-        for (let i = 0; i < runs + 3; i++) {
-          const started = performance.now();
-          await window.__attnscope.call('translate', { gen: 2e9 + i, text });
-          if (i >= 3) out.push(performance.now() - started);
-        }
-        return out;
-      },
-      { text, runs: RUNS },
-    );
+    const times = await timeTranslations(page, text, RUNS);
     const output = await page.evaluate(async (text) => (await window.__attnscope.call('translate', { gen: 3e9, text })).trace.output, text);
-    times.sort((a, b) => a - b);
-    const median = times[Math.floor(times.length / 2)];
-    const p95 = times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)];
-    results.models.push({ model, text, output, median, p95, runs: times.length });
+    results.models.push({ model, text, output, ...medianP95(times), runs: times.length });
     await page.close();
   }
 } finally {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { currentTrace, launchChromium, servePage, waitReady, waitTokenCount } from './harness.mjs';
+import { currentTrace, launchChromium, servePage, waitReady, waitTokenCount, withBrowser } from './harness.mjs';
 
 const site = servePage();
 
@@ -35,8 +35,7 @@ async function openPage(browser, locale = 'en-US', hash = '') {
 }
 
 test('Tab reaches the controls in reading order, each with a visible focus ring', { timeout: 120_000 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await openPage(browser);
     const order = [];
     for (let n = 0; n < 17; n++) {
@@ -65,16 +64,13 @@ test('Tab reaches the controls in reading order, each with a visible focus ring'
     ]);
     const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
     assert.equal(outline, 'solid', 'the focused control shows an outline');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('keyboard only: the heatmap says each cell (tokens and value), the table holds the same numbers, and the stepper steps', {
   timeout: 180_000,
 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await openPage(browser);
     const trace = await currentTrace(page);
     // Cross-attention, layer 0, head 0: 7 rows (output tokens) × 6 source tokens.
@@ -135,9 +131,7 @@ test('keyboard only: the heatmap says each cell (tokens and value), the table ho
     await candidate.focus();
     await page.keyboard.press('Enter');
     await page.waitForFunction((t) => document.querySelector('#output-tokens .token.forced')?.textContent === t, token);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 for (const [lang, locale] of [

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { ARTIFACTS, currentTrace, heatmapPixels, launchChromium, pngSize, servePage, waitReady } from './harness.mjs';
+import { ARTIFACTS, currentTrace, heatmapPixels, pngSize, servePage, waitReady, withBrowser } from './harness.mjs';
 
 const site = servePage();
 const FILE_STEM = 'en-zh_I-love-eating-apples';
@@ -53,8 +53,7 @@ async function hoverCell(page, r, c) {
 }
 
 test('every view exports PNG at 2× and SVG with vector shapes; file names say model, sentence and view', { timeout: 300_000 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const page = await context.newPage();
     await page.goto(`${site.origin}/?backend=cpu`);
@@ -111,16 +110,13 @@ test('every view exports PNG at 2× and SVG with vector shapes; file names say m
       }
       if (view === 'stages') assert.equal(parsed.cells, 5 * 7 * 6, 'five stage heatmaps of 7 × 6 cells');
     }
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('the trace saves as JSON (plain arrays, the CLI schema) and opens again without the model, showing the same numbers', {
   timeout: 300_000,
 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const live = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
     await live.goto(`${site.origin}/?backend=cpu`);
     await waitReady(live);
@@ -168,14 +164,11 @@ test('the trace saves as JSON (plain arrays, the CLI schema) and opens again wit
     await page.waitForFunction(() => document.body.dataset.ready === 'true');
     assert.match(await page.locator('#stages').textContent(), /saved trace holds the stages of one head only/);
     await page.screenshot({ path: `${ARTIFACTS}screenshots/saved-trace.png` });
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('a file that is not a trace is refused with a message, and the page keeps what it showed', { timeout: 120_000 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${site.origin}/?backend=cpu`);
     await waitReady(page);
@@ -188,7 +181,5 @@ test('a file that is not a trace is refused with a message, and the page keeps w
     assert.match(await page.locator('#message').textContent(), /^Cannot open “broken.json” as a saved trace: not JSON/);
     assert.equal(await page.evaluate(() => document.body.dataset.saved ?? 'false'), 'false');
     assert.equal(await page.evaluate(() => document.body.dataset.output), '我爱吃苹果。');
-  } finally {
-    await browser.close();
-  }
+  });
 });

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { labelOrientation } from '../../www/draw/labels.js';
 import { KINDS } from '../../www/views/attention.js';
-import { ARTIFACTS, launchChromium, servePage, waitReady } from './harness.mjs';
+import { ARTIFACTS, servePage, waitReady, withBrowser } from './harness.mjs';
 
 const WWW = new URL('../../www/', import.meta.url).pathname;
 const read = (path) => readFileSync(`${WWW}${path}`, 'utf8');
@@ -74,8 +74,7 @@ const labels = (page) =>
 test('the language switch changes every label, goes into the link, and a zh-CN browser starts in Chinese', {
   timeout: 180_000,
 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })).newPage();
     await page.goto(`${site.origin}/?backend=cpu`);
     await waitReady(page);
@@ -125,14 +124,11 @@ test('the language switch changes every label, goes into the link, and a zh-CN b
     await page.selectOption('#language-select', 'en');
     await page.waitForFunction(() => document.documentElement.lang === 'en' && document.body.dataset.ready === 'true');
     assert.equal((await labels(page)).status, '7 tokens decoded — finished');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('axes: CJK column labels stand upright, a short token lies flat, longer Latin tokens are turned', { timeout: 120_000 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' })).newPage();
     await page.goto(`${site.origin}/?backend=cpu`);
     await waitReady(page);
@@ -165,17 +161,14 @@ test('axes: CJK column labels stand upright, a short token lies flat, longer Lat
     // One character fits its 40 px column: it lies flat, which for a Han character is upright too.
     for (const [token, orientation, mode] of cjk) assert.deepEqual([orientation, mode], ['flat', 'horizontal-tb'], token);
     await page.locator('#focus-heatmap').screenshot({ path: `${ARTIFACTS}screenshots/zh-CN-heatmap-decoder.png` });
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('each model describes itself and credits its own data from its folder (about.json), in the page language', {
   timeout: 120_000,
 }, async () => {
   const about = (model) => JSON.parse(readFileSync(new URL(`../../models/${model}/about.json`, import.meta.url), 'utf8'));
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await browser.newPage();
     await page.goto(`${site.origin}/?backend=cpu`);
     await waitReady(page);
@@ -203,7 +196,5 @@ test('each model describes itself and credits its own data from its folder (abou
       credits: 'date-iso 的训练数据由 attnscope 自己生成 · ',
       links: [],
     });
-  } finally {
-    await browser.close();
-  }
+  });
 });

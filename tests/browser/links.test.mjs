@@ -3,7 +3,7 @@
 // falls back to the defaults with a message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { launchChromium, servePage, typeSettled, waitReady, waitTokenCount } from './harness.mjs';
+import { servePage, typeSettled, waitReady, waitTokenCount, withBrowser } from './harness.mjs';
 
 const site = servePage();
 
@@ -34,8 +34,7 @@ const settled = (page) =>
   );
 
 test('a copied link restores the exact state in another browser context', { timeout: 240_000 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const a = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await a.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
     const page = await a.newPage();
@@ -81,14 +80,11 @@ test('a copied link restores the exact state in another browser context', { time
     await settled(other);
     assert.deepEqual(await snapshot(other), before);
     assert.equal(new URL(other.url()).hash, hash, 'the link it shows is the one it was given');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('back and forward move through committed sentences and steps, not through heads looked at', { timeout: 240_000 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${site.origin}/?backend=cpu`);
     await waitReady(page);
@@ -121,14 +117,11 @@ test('back and forward move through committed sentences and steps, not through h
     await page.goForward();
     await page.waitForFunction((o) => document.body.dataset.output === o, tea);
     assert.equal(await page.locator('#source-input').inputValue(), 'My father likes drinking tea.');
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('an unknown or corrupt fragment falls back to the defaults and says what it could not use', { timeout: 120_000 }, async () => {
-  const browser = await launchChromium();
-  try {
+  await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     const errors = [];
     page.on('pageerror', (error) => errors.push(String(error)));
@@ -150,7 +143,5 @@ test('an unknown or corrupt fragment falls back to the defaults and says what it
     await waitReady(fresh);
     assert.equal(await fresh.evaluate(() => document.body.dataset.output), '我爱吃苹果。');
     assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-  }
+  });
 });

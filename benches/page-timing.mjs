@@ -1,0 +1,26 @@
+// Timing helpers the page benches share (translate.mjs, big-model.mjs).
+
+/**
+ * Translate `text` through the page's worker call 3 times to warm up, then `runs` times; the
+ * times of the timed runs (ms), sorted. Each call carries a generation of its own, far above the
+ * page's, so none is dropped as outdated.
+ */
+export function timeTranslations(page, text, runs) {
+  return page.evaluate(
+    async ({ text, runs }) => {
+      const out = [];
+      for (let i = 0; i < runs + 3; i++) {
+        const started = performance.now();
+        await window.__attnscope.call('translate', { gen: 2e9 + i, text });
+        if (i >= 3) out.push(performance.now() - started);
+      }
+      return out.sort((a, b) => a - b);
+    },
+    { text, runs },
+  );
+}
+
+/** The median and the 95th percentile of sorted `times`. */
+export function medianP95(times) {
+  return { median: times[Math.floor(times.length / 2)], p95: times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)] };
+}
