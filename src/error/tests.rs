@@ -160,3 +160,35 @@ fn the_message_is_the_english_filled_in() {
     assert_eq!(usage.to_string(), "unknown backend {message}");
     assert_eq!(fill("a {x} {y}", &[("x", "1".into())]), "a 1 {y}");
 }
+
+/// The page says every error in its language: each key is in both catalogues
+/// (`www/ui/i18n/*.json`), its English there is `Error::english()` to the letter, and the
+/// Chinese uses the same placeholders.
+#[test]
+fn every_key_is_in_both_page_catalogues() {
+    let catalogue = |name: &str| -> serde_json::Map<String, serde_json::Value> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("www/ui/i18n")
+            .join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let (en, zh) = (catalogue("en.json"), catalogue("zh-CN.json"));
+    for error in one_of_each() {
+        let key = error.key();
+        assert_eq!(
+            en.get(key).and_then(|v| v.as_str()),
+            Some(error.english()),
+            "{key} in en.json"
+        );
+        let chinese = zh
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("{key} in zh-CN.json"));
+        let mut want = placeholders(error.english());
+        let mut got = placeholders(chinese);
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_eq!(got, want, "{key}: the Chinese names the same params");
+    }
+}
