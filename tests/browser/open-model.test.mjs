@@ -23,6 +23,15 @@ const SHIPPED = [
 const ALL_FOUR = 'config.json, model.safetensors, src_tokenizer.json, and tgt_tokenizer.json';
 
 let root = null;
+
+/** A folder's about.json: its description in two languages, a credit with a link and one whose "link" is script. */
+const ABOUT = {
+  description: { en: 'My dates, trained at home', 'zh-CN': '我在家训练的日期模型' },
+  credits: [
+    { en: 'Dates I wrote, CC0', 'zh-CN': '我写的日期，CC0', url: 'https://example.org/dates' },
+    { en: 'A script', 'zh-CN': '一段脚本', url: 'javascript:alert(1)' },
+  ],
+};
 const folder = (name) => join(root, name);
 
 /** A copy of date-iso in `name`/, named `modelName`; `change(files)` may edit, drop or add files first. */
@@ -56,6 +65,12 @@ before(() => {
   });
   makeFolder('not-json', 'my-dates', (files) => {
     files['config.json'] = Buffer.from('name = "my-dates"\n');
+  });
+  makeFolder('with-about', 'my-dates', (files) => {
+    files['about.json'] = Buffer.from(JSON.stringify(ABOUT));
+  });
+  makeFolder('bad-about', 'my-dates', (files) => {
+    files['about.json'] = Buffer.from('{ "description": ');
   });
   makeFolder('wrong-shape', 'my-dates', (files, config) => {
     files['config.json'] = Buffer.from(JSON.stringify({ ...config, d_ff: 128 }));
@@ -349,4 +364,35 @@ test(
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
       await page.locator('section.controls').screenshot({ path: `${ARTIFACTS}screenshots/open-model-phone.png` });
     }),
+);
+
+test("a folder's about.json describes and credits it in the page's language; a broken one is ignored", { timeout: 120_000 }, () =>
+  withBrowser(async (browser) => {
+    const { page, errors } = await openPage(browser);
+    const shown = async () => ({
+      description: await page.locator('#model-description').textContent(),
+      credits: await page.locator('#model-credits').textContent(),
+      links: await page.locator('#model-credits a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    });
+    await page.setInputFiles('#model-folder', folder('with-about'));
+    await waitShows(page, 'local:my-dates', '1958-08-29');
+    assert.deepEqual(await shown(), {
+      description: 'Opened from this computer; nothing was uploaded. My dates, trained at home',
+      credits: 'my-dates (local) is trained on: Dates I wrote, CC0; A script · ',
+      links: ['https://example.org/dates'],
+    });
+    await page.selectOption('#language-select', 'zh-CN');
+    assert.equal((await shown()).credits, 'my-dates（本地） 的训练数据：我写的日期，CC0；一段脚本 · ');
+    assert.match((await shown()).description, /我在家训练的日期模型$/);
+    await page.selectOption('#language-select', 'en');
+    await page.setInputFiles('#model-folder', folder('bad-about'));
+    // The same model again: each load gets a name of its own.
+    await waitShows(page, 'local:my-dates-2', '1958-08-29');
+    assert.deepEqual(await shown(), {
+      description: 'Opened from this computer; nothing was uploaded. Human-readable dates → ISO 8601 (YYYY-MM-DD), character level',
+      credits: '',
+      links: [],
+    });
+    assert.deepEqual(errors, []);
+  }),
 );

@@ -57,6 +57,7 @@ function showModel(model, info) {
     if (model.example) $('source-input').value = model.example;
   }
   if (state.model && model !== state.model) state.selection = { ...state.facts.defaultFocus };
+  if (model.local) model.about = info.about ?? undefined; // its folder's about.json, if it has one
   state.model = model;
   state.config = info.config;
   state.selection = clampSelection(state.selection);
@@ -91,8 +92,9 @@ export function loadFailed(model, error) {
 
 /**
  * The model's description and its data's credits, in the page's language, from the model's own
- * folder (its about.json, copied into models/index.json); a folder without one shows its config's
- * description and no credits.
+ * folder (its about.json: copied into models/index.json for a shipped model, read by the worker
+ * for one opened from the computer); a folder without one shows its config's description and no
+ * credits.
  */
 export function showModelDescription() {
   const about = state.model?.about;

@@ -37,7 +37,8 @@ function dropComparison() {
 
 /**
  * args: { model, backend, text }: load the model in the CPU session; WebGPU warms up on `text`
- * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote }.
+ * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about } (`about`: a local folder's
+ * about.json, or null).
  */
 async function init(args) {
   await loadCpuModule();
@@ -54,7 +55,8 @@ async function init(args) {
   } catch (error) {
     timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
   }
-  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote };
+  const { about } = model;
+  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote, about };
 }
 
 /**

@@ -84,3 +84,29 @@ async function readFile(file, onRead) {
   if (offset !== bytes.length) throw new FolderProblem('openModel.changed', { file: file.name });
   return bytes;
 }
+
+/** The optional file beside a model that describes it and credits its data (as each shipped model folder has one). */
+export const ABOUT_FILE = 'about.json';
+
+/**
+ * A folder's about.json among `entries`, parsed and kept to its known shape: { description:
+ * { language: text }, credits: [{ language: text, url? }] }, texts only, a url only when it is
+ * http(s). Null when there is none, or when it is not such a JSON file: the model loads all the
+ * same, shown with its config's description.
+ */
+export async function readAbout(entries) {
+  const entry = entries.find((e) => e.file.name === ABOUT_FILE);
+  if (!entry || entry.file.size > 64 * 1024) return null;
+  try {
+    const about = JSON.parse(await entry.file.text());
+    const texts = (value) =>
+      Object.fromEntries(Object.entries(value ?? {}).filter(([key, text]) => key !== 'url' && typeof text === 'string'));
+    const credits = (Array.isArray(about?.credits) ? about.credits : []).map((credit) => ({
+      ...texts(credit),
+      ...(typeof credit?.url === 'string' && /^https?:\/\//.test(credit.url) ? { url: credit.url } : {}),
+    }));
+    return { description: texts(about?.description), credits };
+  } catch {
+    return null;
+  }
+}

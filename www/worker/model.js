@@ -5,7 +5,7 @@
 // timeline.
 import { cachedFile } from './cache.js';
 import { progress } from './messages.js';
-import { pickModelFiles, readModelFiles } from './model-folder.js';
+import { pickModelFiles, readAbout, readModelFiles } from './model-folder.js';
 import { modelFileNames, sessionClass } from './modules.js';
 import { configure } from './sentence.js';
 import { loadTimeline } from './training.js';
@@ -14,12 +14,14 @@ export const model = {
   entry: null, // the current model's entry
   files: null, // its bytes, by modelFileNames() key
   timeline: null, // its training timeline (www/worker/training.js loadTimeline), or null
+  about: null, // a local folder's about.json (readAbout), or null; a shipped model's is in its entry
 };
 
 /** Read `entry`'s files: a local model's from its File objects, another's through the cache. */
 export async function loadModel(entry) {
   model.entry = entry;
   model.files = entry.local ? await readLocalModel() : await downloadModel();
+  model.about = entry.local ? await readAbout(entry.sources) : null;
 }
 
 /** The model's timeline (null for a local model or one without); throws when it cannot be read. */
