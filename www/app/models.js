@@ -103,10 +103,11 @@ export function showModelDescription() {
   $('model-description').textContent = state.model?.local
     ? [t('openModel.fromComputer'), description].filter(Boolean).join(' ')
     : description;
-  const credits = (about?.credits ?? []).map((credit) => {
-    const link = el('a', { text: inLanguage(credit), attrs: { href: credit.url, rel: 'noopener' } });
-    return credit.url ? link : el('span', { text: inLanguage(credit) });
-  });
+  const credits = (about?.credits ?? []).map((credit) =>
+    credit.url
+      ? el('a', { text: inLanguage(credit), attrs: { href: credit.url, rel: 'noopener' } })
+      : el('span', { text: inLanguage(credit) }),
+  );
   const lead = about && t(credits.length ? 'page.modelData' : 'page.modelDataNone', { model: modelTitle(state.model) });
   const shown = about ? [lead, ...credits.flatMap((credit, i) => (i ? [t('page.creditsJoin'), credit] : [credit])), ' · '] : [];
   $('model-credits').replaceChildren(...shown);

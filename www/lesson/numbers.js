@@ -8,6 +8,7 @@
 // keys and indices, e.g. `crossAttention.data.37`): a test reads the same field and compares.
 // Nothing here computes a number; it only reads them.
 import { el } from '../ui/dom.js';
+import { matrixOffset } from '../views/attention.js';
 import { lessonUi } from './texts.js';
 
 /** A number of the model: `value` read from `root` at `path`, shown with `digits` decimals. */
@@ -46,7 +47,7 @@ export function join(items, separator = comma()) {
 
 /** Offset of cell (row, col) of `layer`, `head` in a trace stack's flat data. */
 export function stackIndex(stack, layer, head, row, col) {
-  return ((layer * stack.heads + head) * stack.queries + row) * stack.keys + col;
+  return matrixOffset(stack, layer, head) + row * stack.keys + col;
 }
 
 /** The trace's weight of `kind` (encoderSelfAttention, decoderSelfAttention, crossAttention). */

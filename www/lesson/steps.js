@@ -6,7 +6,7 @@
 // ctx: { trace, stages, config, positional, model (its name), journey (the journey view's, at the
 // lesson's pick), pick ({ stack, layer, position, head }), fetch (a journey by { stack, layer,
 // position }), models (the names the page has) }.
-import { more as etc, fromJourney, idx, join, lessonHead, num, signed, tok, weight, words } from './numbers.js';
+import { more as etc, fromJourney, idx, join, lessonHead, num, signed, stackIndex, tok, weight, words } from './numbers.js';
 
 const KIND = { encoder: 'encoderSelfAttention', decoder: 'decoderSelfAttention' };
 const SHOWN = 8; // keys listed by name in a text; the rest are "…"
@@ -52,7 +52,7 @@ function sharpestCrossHead({ trace, config }, pick) {
   for (let layer = 0; layer < stack.layers; layer++) {
     for (let h = 0; h < stack.heads; h++) {
       for (const k of keys) {
-        const w = stack.data[((layer * stack.heads + h) * stack.queries + position) * stack.keys + k];
+        const w = stack.data[stackIndex(stack, layer, h, position, k)];
         if (w > best.weight) best = { ...best, layer, head: h, weight: w };
       }
     }
