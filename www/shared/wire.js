@@ -85,6 +85,39 @@ export function beam(b) {
   return { ...b, finals: b.finals.map((f) => ({ ...f, ids: Array.from(f.ids), tokens: Array.from(f.tokens) })) };
 }
 
+const JOURNEY_VECTORS = ['input', 'embedding', 'positional', 'output', 'logits', 'finalNorm'];
+const SUBLAYER_VECTORS = ['normedInput', 'residual', 'normed', 'concat', 'projected', 'hidden', 'output'];
+const HEAD_VECTORS = ['q', 'keys', 'values', 'scores', 'scaled', 'weights', 'output'];
+
+/** `value` as a Float32Array, or null where there is none. */
+const vector = (value) => (value == null ? null : floats(value));
+
+function journeySublayer(raw) {
+  if (!raw) return null;
+  const out = { ...raw };
+  for (const name of SUBLAYER_VECTORS) if (name in raw) out[name] = vector(raw[name]);
+  if (raw.heads) {
+    out.heads = raw.heads.map((head) => {
+      const h = { ...head };
+      for (const name of HEAD_VECTORS) if (name in head) h[name] = vector(head[name]);
+      return h;
+    });
+  }
+  if (raw.masked != null) out.masked = flags(raw.masked);
+  return out;
+}
+
+/**
+ * One token's journey through one layer (Session.inspect; README, "Journey JSON") → every
+ * vector a Float32Array, every mask a Uint8Array, the rest as it came.
+ */
+export function journey(raw) {
+  const out = { ...raw };
+  for (const name of JOURNEY_VECTORS) if (name in raw) out[name] = vector(raw[name]);
+  for (const name of ['selfAttention', 'crossAttention', 'feedForward']) out[name] = journeySublayer(raw[name]);
+  return out;
+}
+
 /** One output token's attribution over the source: occlusion, attention and rollout, per token. */
 export function attribution(a) {
   return { ...a, occlusion: floats(a.occlusion), attention: floats(a.attention), rollout: floats(a.rollout) };

@@ -8,7 +8,6 @@
 // encoder; output: decoder) or a row of the decoding stepper (the decoder position that chose it).
 import { el, option } from '../ui/dom.js';
 import { onLanguageChange } from '../ui/i18n.js';
-import { journey as decodeJourney } from './journey-data.js';
 import { setText } from './journey-draw.js';
 import { blocksOf } from './journey-parts.js';
 import { jt } from './journey-texts.js';
@@ -206,7 +205,7 @@ export function createJourney(container, { inspect, chips = {} }) {
   function fetch({ stack, layer, position }) {
     const key = `${stack}/${layer}/${position}`;
     if (!view.cache.has(key)) {
-      const asked = inspect({ stack, layer, position }).then(decodeJourney);
+      const asked = inspect({ stack, layer, position });
       asked.catch(() => view.cache.delete(key));
       view.cache.set(key, asked);
     }

@@ -119,8 +119,8 @@ export const handlers = {
   beam: (args) => withSession(async (session) => wire.beam(await session.beam(args.width, args.lengthPenalty))),
   /** args: { row }: what made decoder row `row` produce its token (occlusion, attention, rollout). */
   attribution: (args) => withSession(async (session) => wire.attribution(await session.attribution(args.row))),
-  /** args: { stack, layer, position }: one position's journey through one layer (vectors as f32 bytes, www/views/journey-data.js). */
-  inspect: (args) => withSession((session) => session.inspect(args.stack, args.layer, args.position)),
+  /** args: { stack, layer, position }: one position's journey through one layer (wire.journey). */
+  inspect: (args) => withSession(async (session) => wire.journey(await session.inspect(args.stack, args.layer, args.position))),
   snapshot,
   /** A new head to look at: the current sentence's answer with that head's stages. */
   async focus(args) {
