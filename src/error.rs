@@ -100,6 +100,8 @@ pub enum Error {
     WebGpuUnavailable(String),
     /// An argument (command line or page) that cannot be used.
     Usage(String),
+    /// A head named as `KIND:LAYER:HEAD` that cannot be read.
+    HeadSpec(String),
     /// `timeline.json` is unreadable or lacks what was asked for.
     Timeline(String),
     /// A value could not be written as JSON.
@@ -179,6 +181,10 @@ impl Error {
                 "WebGPU is not available here: {reason}",
             ),
             Self::Usage(_) => ("error.usage", "{message}"),
+            Self::HeadSpec(_) => (
+                "error.headSpec",
+                "“{spec}” is not a head: write KIND:LAYER:HEAD, KIND being encoder, decoder or cross",
+            ),
             Self::Timeline(_) => ("error.timeline", "timeline.json: {message}"),
             Self::Json(_) => ("error.json", "cannot write JSON: {message}"),
             Self::Invariant(_) => ("error.invariant", "internal error: {message}"),
@@ -239,6 +245,7 @@ impl Error {
             }
             Self::Finished(reason) => vec![("reason", (*reason).to_string())],
             Self::UnknownToken(token) => vec![("token", token.clone())],
+            Self::HeadSpec(spec) => vec![("spec", spec.clone())],
             Self::OutOfRange { what, index, len } => vec![
                 ("what", (*what).to_string()),
                 ("index", index.to_string()),

@@ -9,7 +9,8 @@
 //! wasm.
 //!
 //! Native-only tools live in folders of their own, gated once here: `train` (the loop, recipes,
-//! evaluation, data), `import` (Marian checkpoints) and `cli`.
+//! evaluation, data), `study` (which heads matter, over held-out sentences), `import` (Marian
+//! checkpoints) and `cli`.
 
 pub mod error;
 pub mod files;
@@ -31,6 +32,8 @@ pub use trace::{AttentionKind, AttentionStack, Trace};
 pub mod cli;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod import;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod study;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 

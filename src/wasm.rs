@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
 use crate::files::folder::ModelFiles;
+use crate::model::ablation::Ablation;
 use crate::session::sampling::Sampling;
 use crate::session::{Answer, Focus};
 use crate::trace::analysis::Analysis;
@@ -280,6 +281,32 @@ impl WebSession {
             self.session.run_to_end().await.map_err(js_error)?;
         }
         self.answer().await
+    }
+
+    /// Decode from now on with these heads off (`KIND:LAYER:HEAD,…`; empty: every head on), and
+    /// decode the current sentence again with them; `null` when there is no sentence yet.
+    #[wasm_bindgen(js_name = setAblation)]
+    pub async fn set_ablation(&mut self, spec: String) -> Result<JsValue, JsError> {
+        let ablation = Ablation::parse(&spec).map_err(js_error)?;
+        match self.session.set_ablation(ablation).map_err(js_error)? {
+            Some(text) => self.translate(text).await,
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The current output decoded again with these heads off, and each original token's
+    /// log-probability with and without them (teacher-forced). The session is unchanged.
+    pub async fn ablate(&self, spec: String) -> Result<JsValue, JsError> {
+        let ablation = Ablation::parse(&spec).map_err(js_error)?;
+        let report = self.session.ablate(&ablation).await.map_err(js_error)?;
+        to_js(&report)
+    }
+
+    /// Every head's importance for the current output: the fall of its total log-probability
+    /// when that head alone is off (one teacher-forced pass per head).
+    pub async fn importance(&self) -> Result<JsValue, JsError> {
+        let importance = self.session.importance().await.map_err(js_error)?;
+        to_js(&importance)
     }
 
     /// Occlusion attribution of decoder row `row`, beside its attention and rollout.

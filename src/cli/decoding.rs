@@ -8,9 +8,9 @@ use clap::Args;
 
 use crate::files::folder::{read_file, ModelFolder};
 use crate::files::timeline::{Snapshot, Timeline, TIMELINE_FILE};
+use crate::model::ablation::{Ablation, HeadRef};
 use crate::session::sampling::Sampling;
 use crate::session::{BeamSearch, Focus};
-use crate::trace::AttentionKind;
 use crate::{block_on, Error, Result, Session};
 
 #[derive(Args)]
@@ -40,6 +40,10 @@ pub(super) struct Decode {
     /// Use the training snapshot taken at this step (see `timeline`) instead of the final weights.
     #[arg(long)]
     pub(super) checkpoint: Option<usize>,
+    /// Switch these heads off (their output set to zero before W_O), e.g. `cross:2:1,encoder:0:3`;
+    /// KIND is encoder, decoder or cross.
+    #[arg(long, value_name = "KIND:LAYER:HEAD[,…]")]
+    pub(super) ablate: Option<String>,
     /// The text to translate.
     pub(super) text: String,
 }
@@ -67,6 +71,9 @@ pub(super) fn session(decode: &Decode) -> Result<Session> {
         let timeline = read_timeline(&decode.model)?;
         let bytes = read_snapshot(&decode.model, timeline.at(step)?)?;
         session.replace_weights(&bytes)?;
+    }
+    if let Some(spec) = &decode.ablate {
+        session.set_ablation(Ablation::parse(spec)?)?;
     }
     if let Some(temperature) = decode.temperature {
         session.set_sampling(Sampling::Sample {
@@ -101,15 +108,10 @@ pub(super) fn decode(session: &mut Session, decode: &Decode) -> Result<Option<Be
 
 /// `cross:1:2` → the focus (Cross, 1, 2).
 pub(super) fn parse_focus(spec: &str) -> Result<Focus> {
-    let bad = || {
-        Error::Usage(format!("--stages {spec:?}: expected KIND:LAYER:HEAD, KIND one of encoderSelf, decoderSelf, cross"))
-    };
-    let mut parts = spec.split(':');
-    let kind = parts
-        .next()
-        .and_then(AttentionKind::parse)
-        .ok_or_else(bad)?;
-    let layer = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-    let head = parts.next().and_then(|p| p.parse().ok()).ok_or_else(bad)?;
-    Ok(Focus { kind, layer, head })
+    let head = HeadRef::parse(spec)?;
+    Ok(Focus {
+        kind: head.kind,
+        layer: head.layer,
+        head: head.head,
+    })
 }

@@ -2,9 +2,10 @@
 //!
 //! This file parses the arguments and dispatches; each command group has its own file:
 //! `decoding` (loading a model and decoding as asked), `show` (translate, trace, positional),
-//! `timeline`, `inspect`, `train` (train, eval) and `models` (import, random).
+//! `timeline`, `inspect`, `train` (train, eval), `models` (import, random) and `heads`.
 
 mod decoding;
+mod heads;
 mod inspect;
 mod models;
 mod show;
@@ -51,6 +52,9 @@ enum Command {
     Random(models::RandomArgs),
     /// Evaluate a model folder on its held-out set.
     Eval(train::EvalArgs),
+    /// Which heads matter: each head's mean importance and roles over held-out sentences, and
+    /// with --prune the held-out score as heads are switched off.
+    Heads(heads::HeadsArgs),
 }
 
 /// Run one command.
@@ -65,6 +69,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Import(args) => models::import(args),
         Command::Random(args) => models::random(&args),
         Command::Eval(args) => train::eval(args),
+        Command::Heads(args) => heads::run(&args),
     }
 }
 

@@ -57,6 +57,7 @@ fn one_of_each() -> Vec<Error> {
         Error::Invariant("a row per step"),
         Error::Import("unknown layer".into()),
         Error::Training("no examples".into()),
+        Error::HeadSpec("cross:9".into()),
     ];
     all.extend(json.map(Error::Json));
     all
@@ -75,7 +76,7 @@ fn every_variant_has_its_own_key_and_names_its_params() {
     let all = one_of_each();
     // Listing every variant without a wildcard: a new variant fails to compile here until it
     // has an example above.
-    let mut seen = [false; 28];
+    let mut seen = [false; 29];
     for error in &all {
         let index = match error {
             Error::NotUtf8 { .. } => 0,
@@ -106,6 +107,7 @@ fn every_variant_has_its_own_key_and_names_its_params() {
             Error::Invariant(_) => 25,
             Error::Import(_) => 26,
             Error::Training(_) => 27,
+            Error::HeadSpec(_) => 28,
         };
         seen[index] = true;
     }

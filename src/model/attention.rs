@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use super::config::ModelConfig;
 
-/// The three kinds of attention in an encoder-decoder Transformer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+/// The three kinds of attention in an encoder-decoder Transformer, in the order they are listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum AttentionKind {
     /// Encoder self-attention: source tokens look at source tokens.
@@ -127,6 +127,11 @@ impl MultiHeadAttention {
             d_k: config.d_model / n_heads.max(1),
             mask_value: config.mask_value,
         }
+    }
+
+    /// Number of heads.
+    pub fn n_heads(&self) -> usize {
+        self.n_heads
     }
 
     /// `[batch, len, d_model]` → `[batch, heads, len, d_k]`.

@@ -6,6 +6,7 @@
 //! nothing is stashed in the modules. The model is backend-agnostic: the `Device` it is built on
 //! (flex on the CPU, wgpu for WebGPU) decides where it runs.
 
+pub mod ablation;
 mod attention;
 pub mod config;
 mod layers;

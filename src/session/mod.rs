@@ -9,6 +9,7 @@ mod answer;
 mod attribution;
 mod batch;
 mod beam;
+pub mod heads;
 mod inspect;
 mod readback;
 mod recompute;
@@ -21,6 +22,7 @@ pub use answer::Answer;
 pub use attribution::Attribution;
 pub use batch::PaddedBatch;
 pub use beam::{length_penalty, BeamFinal, BeamNode, BeamSearch, MAX_BEAM_WIDTH};
+pub use heads::{AblationReport, HeadImportance, Importance};
 pub use inspect::Inspect;
 pub use stages::{layer_entropy, masked_softmax, mean_row_entropy, Focus, HeadStages};
 
@@ -29,10 +31,11 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use self::readback::{flat, read_back};
 use crate::error::{Error, Result};
 use crate::files::folder::{LoadedModel, ModelFiles};
+use crate::model::ablation::Ablation;
 use crate::model::config::ModelConfig;
 use crate::model::masks::Mask;
 use crate::model::positional::PositionalTable;
-use crate::model::{EncoderOutput, KeyValue};
+use crate::model::{EncoderOutput, KeyValue, Transformer};
 use crate::session::sampling::{Rng, Sampling};
 use crate::text::{join_pieces, visible, TextTokenizer};
 use crate::trace::{AttentionStack, Started, Trace};
@@ -57,6 +60,10 @@ pub struct Session {
     sampling: Sampling,
     rng: Rng,
     state: Option<Decoding>,
+    /// The heads switched off (`heads.rs`); `loaded.model` is the model without them.
+    ablation: Ablation,
+    /// The model with every head on, kept while `ablation` is not empty.
+    intact: Option<Transformer>,
 }
 
 impl Session {
@@ -68,6 +75,8 @@ impl Session {
             sampling: Sampling::Greedy,
             rng: Rng::new(0),
             state: None,
+            ablation: Ablation::default(),
+            intact: None,
         }
     }
 
@@ -100,14 +109,14 @@ impl Session {
     /// the structure. A file that does not fit the config is rejected before anything changes.
     /// The sentence being decoded is dropped (it was decoded with the old weights); its text is
     /// returned so the caller can decode it again.
+    /// Heads that were switched off stay off.
     pub fn replace_weights(&mut self, bytes: &[u8]) -> Result<Option<String>> {
         let loaded = &mut self.loaded;
-        crate::files::weights::replace_weights(
-            &loaded.config,
-            &mut loaded.model,
-            bytes,
-            &self.device,
-        )?;
+        let model = self.intact.as_mut().unwrap_or(&mut loaded.model);
+        crate::files::weights::replace_weights(&loaded.config, model, bytes, &self.device)?;
+        if let Some(intact) = &self.intact {
+            loaded.model = intact.without_heads(&loaded.config, &self.ablation)?;
+        }
         Ok(self.state.take().map(|s| s.text))
     }
 
@@ -205,7 +214,7 @@ pub fn output_text(config: &ModelConfig, tokenizer: &TextTokenizer, ids: &[u32])
 }
 
 /// The display text of a target id (`#id` for an id the vocabulary lacks).
-fn target_text(tokenizer: &TextTokenizer, id: u32) -> String {
+pub(crate) fn target_text(tokenizer: &TextTokenizer, id: u32) -> String {
     tokenizer
         .token(id)
         .map(visible)

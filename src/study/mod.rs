@@ -1,0 +1,111 @@
+//! Which heads matter, measured over many sentences (native only, `attnscope heads`): each head's
+//! mean importance, the roles it plays ([`roles`]) and the pruning curve ([`prune`]).
+//!
+//! The sentences are the model's held-out sources, each with the intact model's greedy output:
+//! importance is teacher-forced on that output, as the page's is on the sentence it shows.
+
+pub mod prune;
+pub mod roles;
+
+use serde::Serialize;
+
+use crate::block_on;
+use crate::error::Result;
+use crate::files::folder::LoadedModel;
+use crate::model::ablation::{Ablation, HeadRef};
+use crate::model::config::ModelConfig;
+use crate::model::Transformer;
+use crate::session::heads::teacher_forced;
+use crate::train::evaluate::greedy_decode;
+
+/// Sentences per batch of a teacher-forced pass.
+const BATCH: usize = 32;
+
+/// One sentence of a study: its source ids and `<s>` + the intact model's greedy output.
+#[derive(Clone, Debug)]
+pub struct Sentence {
+    /// Source ids, cut as the page cuts them (ending with `</s>`).
+    pub src: Vec<u32>,
+    /// `<s>`, the output ids, and `</s>` when the output ended by itself.
+    pub tgt: Vec<u32>,
+}
+
+/// Tokenize `sources` and decode each greedily with the intact model.
+pub fn sentences(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<Sentence>> {
+    let config = &loaded.config;
+    let ids = sources
+        .iter()
+        .map(|text| {
+            Ok(config
+                .fit_source(&loaded.src_tokenizer.encode(text)?.ids)
+                .ids)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let outputs = greedy_decode(&loaded.model, config, &ids, 64)?;
+    Ok(ids
+        .into_iter()
+        .zip(outputs)
+        .map(|(src, output)| {
+            let ended = output.len() + 1 < config.max_len;
+            let mut tgt = vec![config.bos_id];
+            tgt.extend(output);
+            if ended {
+                tgt.push(config.eos_id);
+            }
+            Sentence { src, tgt }
+        })
+        .collect())
+}
+
+/// Each sentence's total teacher-forced log-probability of its output under `model`.
+pub fn total_log_probs(
+    model: &Transformer,
+    config: &ModelConfig,
+    sentences: &[Sentence],
+) -> Result<Vec<f64>> {
+    let mut totals = Vec::with_capacity(sentences.len());
+    for chunk in sentences.chunks(BATCH) {
+        let sources: Vec<&[u32]> = chunk.iter().map(|s| s.src.as_slice()).collect();
+        let targets: Vec<&[u32]> = chunk.iter().map(|s| s.tgt.as_slice()).collect();
+        let log_p = block_on(teacher_forced(model, config, &sources, &targets))?;
+        totals.extend(log_p.iter().map(|row| row.iter().sum::<f64>()));
+    }
+    Ok(totals)
+}
+
+/// One head's importance over a set of sentences.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MeanImportance {
+    /// The head.
+    #[serde(flatten)]
+    pub head: HeadRef,
+    /// The mean, over the sentences, of the fall of the output's total log-probability when
+    /// this head alone is off.
+    pub importance: f64,
+    /// The share of sentences whose greedy output would score lower with the head off.
+    pub hurt_share: f64,
+}
+
+/// Every head's mean importance over `sentences`, in [`HeadRef::all`]'s order.
+pub fn importance(
+    model: &Transformer,
+    config: &ModelConfig,
+    sentences: &[Sentence],
+) -> Result<Vec<MeanImportance>> {
+    let base = total_log_probs(model, config, sentences)?;
+    let n = sentences.len().max(1) as f64;
+    HeadRef::all(config)
+        .into_iter()
+        .map(|head| {
+            let ablated = model.without_heads(config, &Ablation::new(vec![head]))?;
+            let totals = total_log_probs(&ablated, config, sentences)?;
+            let drops: Vec<f64> = base.iter().zip(&totals).map(|(b, a)| b - a).collect();
+            Ok(MeanImportance {
+                head,
+                importance: drops.iter().sum::<f64>() / n,
+                hurt_share: drops.iter().filter(|&&d| d > 0.0).count() as f64 / n,
+            })
+        })
+        .collect()
+}
