@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::files::folder::ModelFolder;
+use crate::model::ablation::Ablation;
 use crate::train::evaluate::{evaluate_with, Decoding};
 use crate::train::recipes::{self, RecipeOptions};
 use crate::train::sets::heldout_for;
@@ -62,6 +63,9 @@ pub(super) struct EvalArgs {
     /// The beam's length penalty α, `((5 + len) / 6)^α` (the page's default).
     #[arg(long, default_value_t = 1.0)]
     alpha: f64,
+    /// Switch these heads off (`KIND:LAYER:HEAD,…`, as `translate --ablate`).
+    #[arg(long, value_name = "KIND:LAYER:HEAD[,…]")]
+    ablate: Option<String>,
 }
 
 /// Train one of the shipped models from scratch and print its metrics.
@@ -109,7 +113,9 @@ pub(super) fn eval(args: EvalArgs) -> Result<()> {
         dump,
         beam,
         alpha,
+        ablate,
     } = args;
+    let ablation = Ablation::parse(ablate.as_deref().unwrap_or_default())?;
     let folder = ModelFolder::read(&model)?;
     let name = ModelConfig::from_json(&String::from_utf8_lossy(&folder.config))?.name;
     let heldout = heldout_for(&name, &data)?;
@@ -117,7 +123,7 @@ pub(super) fn eval(args: EvalArgs) -> Result<()> {
         Some(width) => Decoding::Beam { width, alpha },
         None => Decoding::Greedy,
     };
-    let metrics = evaluate_with(&model, &heldout, decoding)?;
+    let metrics = evaluate_with(&model, &heldout, decoding, &ablation)?;
     if let Some(path) = dump {
         let mut text = String::from("set\tsource\treference\toutput\n");
         for row in &metrics.outputs {

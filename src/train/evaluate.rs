@@ -12,6 +12,7 @@ use super::sets::Heldout;
 use crate::error::{Error, Result};
 use crate::files::folder::{LoadedModel, ModelFolder};
 use crate::files::weights::expected_tensors;
+use crate::model::ablation::Ablation;
 use crate::model::config::ModelConfig;
 use crate::model::{KeyValue, Transformer};
 use crate::session::output_text;
@@ -120,13 +121,19 @@ pub fn translate_all_beam(
 
 /// Evaluate a saved model folder on its held-out sets (the first one is the headline).
 pub fn evaluate(dir: &Path, heldout: &[Heldout]) -> Result<Metrics> {
-    evaluate_with(dir, heldout, Decoding::Greedy)
+    evaluate_with(dir, heldout, Decoding::Greedy, &Ablation::default())
 }
 
-/// [`evaluate`], decoding as `decoding` says.
-pub fn evaluate_with(dir: &Path, heldout: &[Heldout], decoding: Decoding) -> Result<Metrics> {
+/// [`evaluate`], decoding as `decoding` says, with the heads of `ablation` switched off.
+pub fn evaluate_with(
+    dir: &Path,
+    heldout: &[Heldout],
+    decoding: Decoding,
+    ablation: &Ablation,
+) -> Result<Metrics> {
     let folder = ModelFolder::read(dir)?;
-    let loaded = LoadedModel::load(folder.files(), &Device::flex())?;
+    let mut loaded = LoadedModel::load(folder.files(), &Device::flex())?;
+    loaded.model = loaded.model.without_heads(&loaded.config, ablation)?;
     // Beam search runs through a session over the same loaded model (its tensors are shared).
     let mut beam = match decoding {
         Decoding::Beam { width, alpha } => {
