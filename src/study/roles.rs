@@ -12,8 +12,8 @@
 //!   is the one whose occlusion (`<unk>` in its place, the same output teacher-forced) lowers that
 //!   output token's log-probability most, as the page's attribution view measures it.
 //!
-//! Rows that see one key only (the decoder's first row) say nothing about a head and are skipped
-//! for sink and broad.
+//! Rows that see one key only (the decoder's first row, whose weight on itself is 1 whatever the
+//! head does) say nothing about a head and are skipped for same, sink and broad.
 
 use std::collections::BTreeMap;
 
@@ -329,7 +329,9 @@ fn tally_matrix(tally: &mut [Tally; 6], w: &[f32], m: &Matrix<'_>, alignment: Op
             if i >= 1 {
                 add(Role::Previous, row[i - 1]);
             }
-            add(Role::Same, row[i]);
+            if visible >= 2 {
+                add(Role::Same, row[i]);
+            }
             if m.kind == AttentionKind::EncoderSelf && i + 1 < m.cols {
                 add(Role::Next, row[i + 1]);
             }

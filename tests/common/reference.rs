@@ -1,6 +1,7 @@
-//! The independent reference both `tests/reference.rs` and `tests/inspect.rs` check against:
-//! the whole forward pass in plain loops (no burn), straight from the safetensors file, layer by
-//! layer.
+//! The independent reference `tests/reference.rs`, `tests/inspect.rs` and `tests/heads.rs` check
+//! against: the whole forward pass in plain loops (no burn), straight from the safetensors file,
+//! layer by layer, optionally with heads switched off ([`Reference::without_heads`]); its
+//! log-probabilities and greedy decoding are in `reference/log_probs.rs`.
 #![allow(clippy::needless_range_loop)]
 
 use std::collections::HashMap;
@@ -10,9 +11,13 @@ use attnscope::model::config::{Activation, PositionalLayout};
 use attnscope::ModelConfig;
 use safetensors::{Dtype, SafeTensors};
 
+pub mod log_probs;
+
 pub struct Reference {
     pub config: ModelConfig,
     tensors: HashMap<String, Vec<f32>>,
+    /// Heads switched off: each one's attention block (its tensor-name prefix) and index.
+    heads_off: Vec<(String, usize)>,
 }
 
 /// Matrices are row-major `Vec<f32>` with `rows × cols`.
@@ -39,7 +44,31 @@ impl Reference {
             };
             tensors.insert(name, values);
         }
-        Self { config, tensors }
+        Self {
+            config,
+            tensors,
+            heads_off: vec![],
+        }
+    }
+
+    /// This reference with heads switched off, written `KIND:LAYER:HEAD[,…]` (KIND `encoder`,
+    /// `decoder` or `cross`). Michel et al. (2019) mask a head by setting its output to zero
+    /// before `W_O`; [`Self::attention`] does exactly that to the concatenated heads.
+    pub fn without_heads(mut self, spec: &str) -> Self {
+        for part in spec.split(',') {
+            let fields: Vec<&str> = part.split(':').collect();
+            let [kind, layer, head] = fields[..] else {
+                panic!("not a head: {part}")
+            };
+            let block = match kind {
+                "encoder" => format!("encoder.layers.{layer}.self_attn"),
+                "decoder" => format!("decoder.layers.{layer}.self_attn"),
+                "cross" => format!("decoder.layers.{layer}.cross_attn"),
+                _ => panic!("not a kind: {kind}"),
+            };
+            self.heads_off.push((block, head.parse().unwrap()));
+        }
+        self
     }
 
     pub fn t(&self, name: &str) -> &[f32] {
@@ -140,6 +169,15 @@ impl Reference {
                         context[i * d + head * dk + c] +=
                             (p * v.2[j * d + head * dk + c] as f64) as f32;
                     }
+                }
+            }
+        }
+        // A head switched off still attends (its weights are returned); what it passes on, its
+        // d_k columns of the concatenated heads, is zero before the W_O product.
+        for (block, head) in &self.heads_off {
+            if block == prefix {
+                for i in 0..nq {
+                    context[i * d + head * dk..i * d + (head + 1) * dk].fill(0.0);
                 }
             }
         }
