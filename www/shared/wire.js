@@ -124,6 +124,28 @@ export function attribution(a) {
 }
 
 /**
+ * Heads switched off (Session.ablate): the intact output and the one with the heads off (ids and
+ * texts), the positions of the second whose token differs, and per original token its log p
+ * intact, with the heads off (teacher-forced on the original output) and their difference `drop`.
+ */
+export function ablation(r) {
+  return {
+    ...r,
+    original: Array.from(r.original),
+    ablated: Array.from(r.ablated),
+    changed: Array.from(r.changed),
+    logP: floats(r.logP),
+    logPAblated: floats(r.logPAblated),
+    drop: floats(r.drop),
+  };
+}
+
+/** Each head's importance for one output (Session.importance): { totalLogP, tokens, heads: [{ kind, layer, head, drop }] }. */
+export function importance(i) {
+  return { totalLogP: i.totalLogP, tokens: i.tokens, heads: i.heads.map(({ kind, layer, head, drop }) => ({ kind, layer, head, drop })) };
+}
+
+/**
  * The buffers of `value` that can be handed to another thread instead of copied: those that hold
  * nothing but one typed array. (A view into a larger buffer, such as wasm memory, is copied.)
  */

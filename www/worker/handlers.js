@@ -8,7 +8,9 @@ import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } f
 import { facts, loadCpuModule, memoryBytes } from './modules.js';
 import { apply, configure, forgetSentence, logOp, sentence } from './sentence.js';
 
-const comparison = { session: null }; // a second CPU session for the comparison view, made on first use
+// A second CPU session for the comparison view, made on first use, and the heads it decodes
+// without ('' = every head on; Session.setAblation).
+const comparison = { session: null, off: '' };
 
 /** Apply `op` to the current sentence, log it for a replay, and answer. */
 function sentenceOp(op) {
@@ -33,12 +35,13 @@ function setFocus({ kind, layer, head: wanted }) {
 function dropComparison() {
   free(comparison.session);
   comparison.session = null;
+  comparison.off = '';
 }
 
 /**
  * args: { model, backend, text }: load the model in the CPU session; WebGPU warms up on `text`
- * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about } (`about`: a local folder's
- * about.json, or null).
+ * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads } (`about`: a local folder's
+ * about.json, or null; `heads`: the folder's heads.json, or null).
  */
 async function init(args) {
   await loadCpuModule();
@@ -55,13 +58,14 @@ async function init(args) {
   } catch (error) {
     timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
   }
-  const { about } = model;
-  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote, about };
+  const { about, heads } = model;
+  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote, about, heads };
 }
 
 /**
- * args: { text, prefix? }: `text` decoded in the comparison session (same weights, focus and
- * sampling; the current sentence stays as it is), forced to start with `prefix` when given.
+ * args: { text, prefix?, off? }: `text` decoded in the comparison session (same weights, focus and
+ * sampling; the current sentence stays as it is), forced to start with `prefix` when given, with
+ * the heads of `off` (`KIND:LAYER:HEAD,…`) switched off (every head on without it).
  */
 async function compare(args) {
   if (!comparison.session) {
@@ -69,6 +73,12 @@ async function compare(args) {
     if (sentence.snapshot) await comparison.session.loadSnapshot(sentence.snapshot.weights);
   }
   const session = configure(comparison.session);
+  const off = args.off ?? '';
+  if (off !== comparison.off) {
+    // A refused spec leaves the session as it was.
+    await session.setAblation(off);
+    comparison.off = off;
+  }
   if (args.prefix == null) return wire.answer(await session.translate(args.text));
   await session.start(args.text);
   return wire.answer(await session.prefix(args.prefix));
@@ -121,6 +131,15 @@ export const handlers = {
   attribution: (args) => withSession(async (session) => wire.attribution(await session.attribution(args.row))),
   /** args: { stack, layer, position }: one position's journey through one layer (wire.journey). */
   inspect: (args) => withSession(async (session) => wire.journey(await session.inspect(args.stack, args.layer, args.position))),
+  /** args: { spec }: the current output decoded again with these heads off (wire.ablation); the session is unchanged. */
+  ablate: (args) => withSession(async (session) => wire.ablation(await session.ablate(args.spec))),
+  /** Every head's importance for the current output (wire.importance), and the milliseconds measuring took. */
+  importance: () =>
+    withSession(async (session) => {
+      const t0 = performance.now();
+      const measured = wire.importance(await session.importance());
+      return { ...measured, ms: performance.now() - t0, backend: backendName() };
+    }),
   snapshot,
   /** A new head to look at: the current sentence's answer with that head's stages. */
   async focus(args) {

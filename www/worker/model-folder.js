@@ -110,3 +110,53 @@ export async function readAbout(entries) {
     return null;
   }
 }
+
+/** The optional file beside a model that says what each head does (`attnscope heads --json`). */
+export const HEADS_FILE = 'heads.json';
+
+/** The roles a head can play (src/study/roles.rs), the only ones kept: the page has words for these. */
+export const ROLES = ['previous', 'same', 'next', 'sink', 'broad', 'alignment'];
+
+const KINDS = ['encoderSelf', 'decoderSelf', 'cross'];
+const finite = (value) => typeof value === 'number' && Number.isFinite(value);
+const natural = (value) => Number.isInteger(value) && value >= 0;
+
+/**
+ * heads.json's text, kept to its known shape: { sentences, heads: [{ kind, layer, head,
+ * importance, hurtShare, roles, scores: [{ role, score, threshold, rows }] }] }, a head without its
+ * kind, layer and head left out, roles and scores only of ROLES. Null when it is not such a file:
+ * the model works without it, showing no roles.
+ */
+export function parseHeads(text) {
+  try {
+    const raw = JSON.parse(text);
+    if (!Array.isArray(raw?.heads)) return null;
+    const heads = raw.heads
+      .filter((h) => KINDS.includes(h?.kind) && natural(h.layer) && natural(h.head))
+      .map((h) => ({
+        kind: h.kind,
+        layer: h.layer,
+        head: h.head,
+        importance: finite(h.importance) ? h.importance : null,
+        hurtShare: finite(h.hurtShare) ? h.hurtShare : null,
+        roles: (Array.isArray(h.roles) ? h.roles : []).filter((role) => ROLES.includes(role)),
+        scores: (Array.isArray(h.scores) ? h.scores : [])
+          .filter((s) => ROLES.includes(s?.role) && finite(s.score) && finite(s.threshold))
+          .map(({ role, score, threshold, rows }) => ({ role, score, threshold, rows: natural(rows) ? rows : 0 })),
+      }));
+    return { sentences: natural(raw.sentences) ? raw.sentences : 0, heads };
+  } catch {
+    return null;
+  }
+}
+
+/** A folder's heads.json among `entries` (parseHeads), or null when it has none. */
+export async function readHeads(entries) {
+  const entry = entries.find((e) => e.file.name === HEADS_FILE);
+  if (!entry || entry.file.size > 4 * 1024 * 1024) return null;
+  try {
+    return parseHeads(await entry.file.text());
+  } catch {
+    return null;
+  }
+}

@@ -5,7 +5,7 @@
 // timeline.
 import { cachedFile } from './cache.js';
 import { progress } from './messages.js';
-import { pickModelFiles, readAbout, readModelFiles } from './model-folder.js';
+import { HEADS_FILE, parseHeads, pickModelFiles, readAbout, readHeads, readModelFiles } from './model-folder.js';
 import { modelFileNames, sessionClass } from './modules.js';
 import { configure } from './sentence.js';
 import { loadTimeline } from './training.js';
@@ -15,6 +15,7 @@ export const model = {
   files: null, // its bytes, by modelFileNames() key
   timeline: null, // its training timeline (www/worker/training.js loadTimeline), or null
   about: null, // a local folder's about.json (readAbout), or null; a shipped model's is in its entry
+  heads: null, // its heads.json (parseHeads): each head's roles and held-out importance, or null
 };
 
 /** Read `entry`'s files: a local model's from its File objects, another's through the cache. */
@@ -22,6 +23,18 @@ export async function loadModel(entry) {
   model.entry = entry;
   model.files = entry.local ? await readLocalModel() : await downloadModel();
   model.about = entry.local ? await readAbout(entry.sources) : null;
+  model.heads = entry.local ? await readHeads(entry.sources) : await downloadHeads();
+}
+
+/** A shipped model's heads.json, when its index entry lists one; null without it or when it cannot be read. */
+async function downloadHeads() {
+  if (!model.entry.files?.[HEADS_FILE]) return null;
+  try {
+    // Silent: a small file, read after the weights.
+    return parseHeads(new TextDecoder().decode(await modelFile(HEADS_FILE, () => {})));
+  } catch {
+    return null;
+  }
 }
 
 /** The model's timeline (null for a local model or one without); throws when it cannot be read. */
