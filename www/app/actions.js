@@ -8,6 +8,7 @@ import { $ } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { isSummaryHead } from '../views/attention.js';
 import { pathIds } from '../views/beamtree.js';
+import { headsForAnswer } from './heads.js';
 import { DEFAULTS, noteHistory, noteKeystroke, updateLink } from './links.js';
 import { clearMessageUnlessInfo, handleError, showMessage } from './messages.js';
 import { renderAll, renderStepButtons } from './render.js';
@@ -26,6 +27,7 @@ export function showAnswer(result, generation) {
   state.trace = result.trace;
   state.stages = result.stages;
   state.analysis = result.analysis;
+  headsForAnswer();
   renderAll().then((renderMs) => {
     if (renderMs != null) redrawn(generation, result.ms ?? null, renderMs);
   });

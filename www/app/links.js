@@ -10,6 +10,7 @@
 //   f forced tokens "index:id,index:id" · s steps shown, when decoding stopped before the end
 //   k kind · l layer · h head (a number, mean or max) · sinks=1 · tr=1 transposed · hv=all
 //   lang (en|zh-CN) · lesson the lesson's step shown (www/lesson/)
+//   off the heads switched off, KIND:LAYER:HEAD,… (read by the wasm module: a bad one is its error)
 // The backends, the widest beam and the default kind, layer and head are the wasm module's
 // (`facts`: { backends, maxBeamWidth, defaultFocus }, www/worker/modules.js).
 //
@@ -22,6 +23,7 @@ import { $ } from '../ui/dom.js';
 import { LANGUAGES as LANGUAGE_TABLES, language, setLanguage, supportedLanguage, t } from '../ui/i18n.js';
 import { KINDS } from '../views/attention.js';
 import { beamOptions, run, samplingArgs, select, showBeamControls, showBeamNode, translate } from './actions.js';
+import { switchOff } from './heads.js';
 import { handleError, showMessage } from './messages.js';
 import { boot, modelTitle } from './models.js';
 import { whenDrawn } from './render.js';
@@ -51,6 +53,7 @@ export const DEFAULTS = Object.freeze({
   headView: 'one',
   lang: null, // follow the browser
   lesson: null, // the lesson closed
+  off: '', // every head on
 });
 
 /** Every field a link without it stands for: DEFAULTS and the module's default focus. */
@@ -86,6 +89,7 @@ export function encodeState(state, facts) {
   put('hv', state.headView, fallback.headView);
   put('lang', state.lang, null);
   put('lesson', state.lesson, null);
+  put('off', state.off, '');
   const text = p.toString();
   return text ? `#${text}` : '';
 }
@@ -106,7 +110,7 @@ export function decodeState(hash, facts, models = []) {
   } catch {
     return { state, problems: [{ field: null, value: String(hash) }] };
   }
-  const known = new Set(['m', 't', 'b', 'd', 'seed', 'w', 'a', 'n', 'f', 's', 'k', 'l', 'h', 'sinks', 'tr', 'hv', 'lang', 'lesson']);
+  const known = new Set(['m', 't', 'b', 'd', 'seed', 'w', 'a', 'n', 'f', 's', 'k', 'l', 'h', 'sinks', 'tr', 'hv', 'lang', 'lesson', 'off']);
   for (const key of params.keys()) if (!known.has(key)) problems.push({ field: key, value: params.get(key), unknown: true });
   const model = params.get('m');
   if (model?.startsWith(LOCAL_MODEL_PREFIX) && !models.includes(model)) {
@@ -140,6 +144,7 @@ export function decodeState(hash, facts, models = []) {
   read('hv', oneOf(['one', 'all']), 'headView');
   read('lang', oneOf(LANGUAGES), 'lang');
   read('lesson', (raw) => (natural(raw, 100) >= 1 ? natural(raw, 100) : null), 'lesson');
+  read('off', (raw) => (raw.length <= 4000 ? raw : null), 'off');
   return { state, problems };
 }
 
@@ -198,6 +203,7 @@ function linkState() {
     headView: headViewMode(),
     lang: language(),
     lesson: parts.lesson?.step() ?? null,
+    off: page.ablation.spec,
   };
 }
 
@@ -246,6 +252,7 @@ export async function applyLink(hash, { first = null } = {}) {
       if (!(await run('back'))) break;
     }
     await select({ kind: link.kind, layer: link.layer, head: link.head });
+    await switchOff(link.off);
     await whenDrawn();
   } finally {
     page.restoring = false;

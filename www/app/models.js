@@ -11,6 +11,7 @@ import { modelLoaded } from '../testing/hooks.js';
 import { $, el, option } from '../ui/dom.js';
 import { language, messageText, t } from '../ui/i18n.js';
 import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
+import { headsForModel } from './heads.js';
 import { LOCAL_MODEL_PREFIX } from './links.js';
 import { clearMessage, clearMessageUnlessInfo, failureText, handleError, showMessage } from './messages.js';
 import { markSnapshot, whenDrawn } from './render.js';
@@ -64,6 +65,7 @@ function showModel(model, info) {
   state.trace = null;
   state.stages = null;
   state.analysis = null;
+  headsForModel(info);
   // A fresh worker holds the shipped weights: the final snapshot.
   state.timeline = info.timeline;
   state.snapshot = info.timeline ? info.timeline.snapshots.length - 1 : 0;

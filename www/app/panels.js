@@ -6,6 +6,7 @@ import { createAttribution } from '../views/attribution.js';
 import { createBeamTree } from '../views/beamtree.js';
 import { createCompare } from '../views/compare.js';
 import { createFocus } from '../views/focus.js';
+import { createHeads } from '../views/heads.js';
 import { createHeadView } from '../views/headview.js';
 import { createJourney } from '../views/journey.js';
 import { createMasks } from '../views/masks.js';
@@ -17,6 +18,7 @@ import { createStepper } from '../views/stepper.js';
 import { createTimeline } from '../views/timeline.js';
 import { createTokens } from '../views/tokens.js';
 import { force, select, showBeamNode } from './actions.js';
+import { measureImportance, switchAllOn, toggleHead } from './heads.js';
 import { headViewMode, updateLink } from './links.js';
 import { handleError } from './messages.js';
 import { pickSnapshot } from './models.js';
@@ -27,7 +29,8 @@ export function createPanels() {
   const views = {
     tokens: createTokens($('source-tokens'), $('output-tokens')),
     focus: createFocus($('focus-heatmap'), $('hover-value'), $('kind-explain'), { onTranspose: () => updateLink('replace') }),
-    modelView: createModelView($('model-view'), (selection) => select(selection)),
+    modelView: createModelView($('model-view'), { onSelect: (selection) => select(selection), onToggle: (head) => toggleHead(head) }),
+    heads: createHeads($('heads'), { onMeasure: () => measureImportance(), onAllOn: () => switchAllOn() }),
     headView: createHeadView($('head-view'), headViewMode),
     stepper: createStepper($('stepper'), (index, id) => force(index, id)),
     stages: createStages($('stages')),

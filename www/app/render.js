@@ -8,6 +8,7 @@ import { $, el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { nextTask, runSome } from '../ui/slices.js';
 import { isSummaryHead, KINDS } from '../views/attention.js';
+import { showHeads } from './heads.js';
 import { showMessage } from './messages.js';
 import { parts, state } from './store.js';
 
@@ -72,6 +73,7 @@ function laterViews(trace, selection, table) {
       `model view: ${kind}`,
       () => views.modelView.renderKind(trace, selection, kind, state.hideSinks ? specialIds() : null, analysis),
     ]),
+    ['heads', showHeads],
     ['head view', () => views.headView.render(trace, selection, analysis)],
     ['stepper', () => views.stepper.render(trace, selection, analysis)],
     ['stages', () => views.stages.render(stages, trace, stagesNote)],
@@ -81,7 +83,7 @@ function laterViews(trace, selection, table) {
   // Attribution and comparison ask the model again: a saved trace has none to ask.
   if (!state.saved) {
     // The page's sentence, model and snapshot as they are when the comparison is drawn.
-    const page = () => ({ text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot });
+    const page = () => ({ text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot, off: state.ablation.spec });
     list.push(['attribution', () => views.attribution.render(trace)], ['comparison', () => views.compare.render(trace, selection, page())]);
     list.push(['journey', () => views.journey.render(trace, state.config)]);
   }

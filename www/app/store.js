@@ -33,6 +33,11 @@ export const state = {
   saved: null, // { name, model, text, stages } while the page shows a trace read from a file (app/saved.js)
   playing: false, // the stepper's Play is running
 
+  // Which heads matter (app/heads.js)
+  headStudy: null, // the model's heads.json (www/worker/model-folder.js parseHeads): roles and held-out importance, or null
+  ablation: { spec: '', heads: [], report: null }, // the heads switched off: as asked ('KIND:LAYER:HEAD,…'), as the module read them, and its report on the shown output (www/shared/wire.js ablation, with `key`), or null
+  importance: null, // each head's importance for the output `key` names (www/shared/wire.js importance, with ms, backend, key), or null
+
   // Requests (app/actions.js)
   generation: 0, // the latest keystroke's (or sentence's) number
   shownGeneration: 0, // the number of the sentence the page shows

@@ -1,8 +1,10 @@
 // Two decodings side by side, with the focused kind, layer and head for both. A is the sentence
 // above as the page shows it; B is another sentence (prefilled with A's where one word differs,
 // and following it until the person edits it) or A's sentence with its output forced to start with
-// a prefix the person types. B runs in the worker's comparison session. Where both matrices have
-// the same shape, a third heatmap shows B − A on a diverging map; otherwise the view says why not.
+// a prefix the person types, or A's sentence decoded with the heads switched off in the model view
+// (B − A then shows what switching them off changed). B runs in the worker's comparison session,
+// with those heads off in the third mode only. Where both matrices have the same shape, a third
+// heatmap shows B − A on a diverging map; otherwise the view says why not.
 
 import { cellSize } from '../draw/canvas.js';
 import { symmetricRange } from '../draw/colormap.js';
@@ -39,7 +41,7 @@ export function oneWordChanged(text) {
 export function createCompare(container, { call, onError }) {
   const { mode, textInput, prefixInput, status, sides, note } = elements(container);
 
-  let context = null; // { trace, selection, text, model, snapshot }: what the page shows now
+  let context = null; // { trace, selection, text, model, snapshot, off }: what the page shows now
   let edited = false; // B's sentence was typed by the person: it no longer follows A's
   let b = null; // { key, request, answer }: B's latest answer and what it answers
   let pending = null; // the key of the request the worker is answering
@@ -68,7 +70,7 @@ export function createCompare(container, { call, onError }) {
     try {
       const answer = await call('compare', request);
       if (wanted().key === key) b = { key, request, answer };
-      status.textContent = '';
+      status.textContent = request.off === '' ? t('compare.noneOff') : '';
     } catch (error) {
       if (error.trap) onError(error);
       else if (wanted().key === key) status.textContent = t('compare.failed', { error: error.message });
@@ -121,8 +123,8 @@ export function createCompare(container, { call, onError }) {
   }
 
   /**
-   * Draw A and B with the page's `trace` and `selection`; `page`: { text, model, snapshot }.
-   * Returns the drawing's slices (www/ui/slices.js), or null.
+   * Draw A and B with the page's `trace` and `selection`; `page`: { text, model, snapshot, off (the
+   * heads switched off, `KIND:LAYER:HEAD,…`) }. Returns the drawing's slices (www/ui/slices.js), or null.
    */
   function render(trace, selection, page) {
     if (!trace) {
@@ -142,27 +144,46 @@ export function createCompare(container, { call, onError }) {
     return draw();
   }
 
-  textInput.addEventListener('input', () => {
-    edited = true;
-    schedule();
-  });
-  prefixInput.addEventListener('input', schedule);
-  mode.addEventListener('change', () => {
-    textInput.hidden = mode.value === 'prefix';
-    prefixInput.hidden = mode.value !== 'prefix';
+  const changed = () => {
     redraw();
     schedule();
+  };
+  listen({ mode, textInput, prefixInput }, { onEdit: () => (edited = true), onChange: changed });
+
+  /** The heads switched off changed (`spec`, '' for none): B follows them in its third mode. */
+  function setOff(spec) {
+    if (!context || context.off === spec) return;
+    context = { ...context, off: spec };
+    if (mode.value === 'off') changed();
+  }
+
+  // figure: A, B and B − A side by side, as a vector figure; null before A is drawn.
+  return { render, setOff, figure: () => (context ? sidesFigure(sides) : null) };
+}
+
+/** B's controls: typing B (`onEdit`, then `onChange`), its prefix or its mode (`onChange`; the mode shows its input). */
+function listen({ mode, textInput, prefixInput }, { onEdit, onChange }) {
+  textInput.addEventListener('input', () => {
+    onEdit();
+    onChange();
   });
-
-  /** A, B and B − A side by side, as a vector figure; null before A is drawn. */
-  const vectorFigure = () => (context ? sidesFigure(sides) : null);
-
-  return { render, figure: vectorFigure };
+  prefixInput.addEventListener('input', onChange);
+  mode.addEventListener('change', () => {
+    textInput.hidden = mode.value !== 'other';
+    prefixInput.hidden = mode.value !== 'prefix';
+    onChange();
+  });
 }
 
 /** The view's elements, in `container`: B's controls, the three figures, the note and the hover line. */
 function elements(container) {
-  const mode = el('select', { className: 'compare-mode' }, optionT('other', 'compare.other'), optionT('prefix', 'compare.prefix'));
+  const mode = el(
+    'select',
+    { className: 'compare-mode' },
+    optionT('other', 'compare.other'),
+    optionT('prefix', 'compare.prefix'),
+    optionT('off', 'compare.off'),
+  );
   const textInput = inputBox('compare-text', 'compare.textPlaceholder');
   const prefixInput = inputBox('compare-prefix', 'compare.prefixPlaceholder');
   prefixInput.hidden = true;
@@ -192,7 +213,12 @@ function elements(container) {
  */
 function wantedB(context, { mode, textInput, prefixInput }) {
   if (!context) return { request: null, key: null };
-  const request = mode.value === 'prefix' ? { text: context.text, prefix: prefixInput.value } : { text: textInput.value };
+  const requests = {
+    other: { text: textInput.value },
+    prefix: { text: context.text, prefix: prefixInput.value },
+    off: { text: context.text, off: context.off ?? '' },
+  };
+  const request = requests[mode.value];
   return { request, key: JSON.stringify([request, context.model, context.snapshot]) };
 }
 
@@ -222,7 +248,8 @@ function figure(side, onHoverValue) {
 
 function describeB(request, trace) {
   const forced = request.prefix != null ? t('compare.forced', { prefix: request.prefix }) : '';
-  return `“${request.text}”${forced} → ${trace.output}`;
+  const off = request.off ? t('compare.headsOff', { spec: request.off }) : '';
+  return `“${request.text}”${forced}${off} → ${trace.output}`;
 }
 
 const nothing = () => ({ rows: 0, cols: 0, values: new Float32Array(0) });

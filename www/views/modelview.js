@@ -1,11 +1,15 @@
 // Every layer × head of every kind as thumbnails; click one to focus it. The <s>/</s> key columns
-// can be left out, as in the focused heatmap.
+// can be left out, as in the focused heatmap. Heads can be switched off (the "Switch heads off"
+// mode, where a click toggles a head, or X on a focused thumbnail), and each thumbnail carries
+// marks drawn over it, never into its canvas: off, its importance rank for the shown output, and
+// its roles from heads.json (with a legend); hovering or focusing it tells all three in words.
 
 import { cellColour, cpuCanvas, drawMatrix, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
 import { figure as emptyFigure, row, svgElement, textEl } from '../draw/svg.js';
 import { theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
+import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 import {
   HEAD_SUMMARIES,
   headStack,
@@ -18,12 +22,43 @@ import {
   stackFor,
   withoutSinks,
 } from './attention.js';
+import { headKey, headTooltip, ranks } from './heads-text.js';
 
-export function createModelView(container, onSelect) {
+/**
+ * `createModelView(container, { onSelect, onToggle })`: `onSelect({ kind, layer, head })` focuses
+ * a head (or a summary over heads); `onToggle({ kind, layer, head })` switches a head off or on.
+ */
+export function createModelView(container, { onSelect, onToggle }) {
   const slots = new Map(KINDS.map((kind) => [kind, el('div')]));
-  container.replaceChildren(el('div', { className: 'grid-kinds' }, ...slots.values()));
+  const bar = toolbar();
+  container.replaceChildren(bar.element, el('div', { className: 'grid-kinds' }, ...slots.values()));
   const grids = new Map(); // kind → its grid (makeGrid), kept while its layers and heads stay
   const shown = new Map(); // kind → the arguments it was last drawn with
+  let marks = { off: [], importance: null, study: null }; // what `mark` was last given
+  let rankOf = new Map(); // its importance ranks (heads-text.js ranks)
+
+  /** A thumbnail's words: in its tooltip, on hover and on keyboard focus. */
+  function tip(point, head) {
+    showTooltip(point, Number.isInteger(head.head) ? headTooltip(head, marks, rankOf) : thumbCaption(head));
+  }
+
+  /** A real head's button acts on a click, Enter or Space (focus, or toggle in the mode), and X (toggle). */
+  function listen(button, head) {
+    const real = Number.isInteger(head.head);
+    button.addEventListener('click', () => (real && bar.switching() ? onToggle(head) : onSelect(head)));
+    button.addEventListener('keydown', (event) => {
+      if (!real || event.key.toLowerCase() !== 'x' || event.ctrlKey || event.metaKey || event.altKey) return;
+      event.preventDefault();
+      onToggle(head);
+    });
+    button.addEventListener('pointerenter', (event) => tip(event, head));
+    button.addEventListener('pointerleave', hideTooltip);
+    button.addEventListener('focus', () => {
+      const box = button.getBoundingClientRect();
+      tip({ clientX: box.left, clientY: box.bottom }, head);
+    });
+    button.addEventListener('blur', hideTooltip);
+  }
 
   /**
    * A kind's grid: its title, a header row of head names, and a row per layer of its name and a
@@ -42,13 +77,35 @@ export function createModelView(container, onSelect) {
       buttons.push(
         heads.map((h) => {
           const button = el('button', { className: 'thumb', attrs: { type: 'button' }, data: { kind, layer: l, head: h } }, cpuCanvas());
-          button.addEventListener('click', () => onSelect({ kind, layer: l, head: h }));
+          if (Number.isInteger(h)) button.append(...Object.values(overlays()));
+          listen(button, { kind, layer: l, head: h });
           return button;
         }),
       );
       group.append(layerLabels[l], ...buttons[l]);
     }
-    return { key: `${layers}/${heads.join()}`, wrap: el('div', {}, title, group), title, headLabels, layerLabels, buttons };
+    return { key: `${layers}/${heads.join()}`, wrap: el('div', {}, title, group), title, headLabels, layerLabels, buttons, heads };
+  }
+
+  /** Mark every real head of `grid` (of `kind`) as `marks` says. */
+  function markGrid(kind, grid) {
+    grid.buttons.forEach((row, layer) => {
+      row.forEach((button, k) => {
+        const head = grid.heads[k];
+        if (Number.isInteger(head)) markThumb(button, { kind, layer, head }, marks, rankOf);
+      });
+    });
+  }
+
+  /**
+   * Show `next` on the thumbnails: { off: the heads switched off, importance: each head's for the
+   * shown output (or null), study: heads.json (or null) }. Only the marks change.
+   */
+  function mark(next) {
+    marks = next;
+    rankOf = ranks(next.importance);
+    bar.legend(next.study, next.off.length);
+    for (const [kind, grid] of grids) markGrid(kind, grid);
   }
 
   /**
@@ -73,6 +130,7 @@ export function createModelView(container, onSelect) {
       grid = makeGrid(kind, stack.layers, heads);
       grids.set(kind, grid);
       slot.replaceChildren(grid.wrap);
+      markGrid(kind, grid);
     }
     grid.title.textContent = kindTitle(kind);
     heads.forEach((h, k) => {
@@ -85,7 +143,7 @@ export function createModelView(container, onSelect) {
       heads.forEach((h, k) => {
         const drawn = headStack(trace, kind, analysis, h);
         const button = grid.buttons[l][k];
-        button.title = t('focus.caption', { kind: kindTitle(kind), layer: l, head: drawn.label });
+        if (!Number.isInteger(h)) button.setAttribute('aria-label', thumbCaption({ kind, layer: l, head: h }));
         button.classList.toggle('selected', selection.kind === kind && selection.layer === l && selection.head === h);
         drawThumbnail(button.firstChild, thumbnailMatrix(drawn.stack, l, drawn.head, mask, sinks));
       });
@@ -98,7 +156,72 @@ export function createModelView(container, onSelect) {
     const parts = KINDS.filter((kind) => shown.has(kind)).map((kind) => kindFigure(...shown.get(kind)));
     return parts.length ? row(parts, { gap: 28 }) : null;
   }
-  return { renderKind, figure };
+  return { renderKind, figure, mark };
+}
+
+/** A thumbnail's name: "cross-attention, layer 2, head 1" (or the summary's). */
+function thumbCaption({ kind, layer, head }) {
+  const label = Number.isInteger(head) ? t('head.one', { head }) : t('head.summary', { summary: t(`head.${head}`) });
+  return t('focus.caption', { kind: kindTitle(kind), layer, head: label });
+}
+
+/** The marks over a real head's thumbnail: its importance rank and bar, its roles, and "off". */
+function overlays() {
+  return {
+    rank: el('span', { className: 'thumb-rank' }),
+    bar: el('span', { className: 'thumb-bar' }),
+    roles: el('span', { className: 'thumb-roles' }),
+    off: el('span', { className: 'thumb-off' }),
+  };
+}
+
+/** Mark `button` (of `head`) as `marks` and `rankOf` (heads-text.js ranks) say. */
+function markThumb(button, head, marks, rankOf) {
+  const [rank, bar, roles, offBadge] = button.querySelectorAll('.thumb-rank, .thumb-bar, .thumb-roles, .thumb-off');
+  const key = headKey(head);
+  const off = marks.off.some((h) => headKey(h) === key);
+  button.classList.toggle('off', off);
+  button.setAttribute('aria-pressed', String(off));
+  button.setAttribute('aria-label', off ? t('modelView.thumbOff', { head: thumbCaption(head) }) : thumbCaption(head));
+  offBadge.textContent = t('heads.offBadge');
+  const ranked = rankOf.get(key);
+  rank.hidden = !ranked;
+  bar.hidden = !ranked;
+  rank.textContent = ranked ? String(ranked.rank) : '';
+  bar.style.width = ranked ? `${Math.round(ranked.share * 100)}%` : '0';
+  const entry = marks.study?.heads.find((h) => headKey(h) === key);
+  const playing = entry?.roles ?? [];
+  if (roles.dataset.roles !== playing.join()) {
+    roles.dataset.roles = playing.join();
+    roles.replaceChildren(...playing.map((role) => el('i', { className: `role-${role}` })));
+  }
+}
+
+/** The roles heads.json can name, in the order of the legend. */
+const ROLES = ['previous', 'same', 'next', 'sink', 'broad', 'alignment'];
+
+/** The view's toolbar: the "Switch heads off" mode, how many are off, and the roles' legend. */
+function toolbar() {
+  const mode = el('button', { className: 'heads-mode', i18n: 'modelView.switchMode', attrs: { type: 'button', 'aria-pressed': 'false' } });
+  const help = el('span', { className: 'muted', i18n: 'modelView.switchModeHelp' });
+  const count = el('span', { className: 'muted heads-off-count' });
+  const legendBox = el('span', { className: 'role-legend' });
+  const element = el('div', { className: 'row model-view-bar' }, mode, help, count, legendBox);
+  mode.addEventListener('click', () => {
+    const on = mode.getAttribute('aria-pressed') !== 'true';
+    mode.setAttribute('aria-pressed', String(on));
+    element.classList.toggle('switching', on);
+  });
+  /** The legend of `study`'s roles (none without it) and the count of heads off. */
+  function legend(study, offCount) {
+    count.textContent = offCount ? t('modelView.offCount', { count: offCount }) : '';
+    const present = new Set(study?.heads.flatMap((h) => h.roles) ?? []);
+    const items = ROLES.filter((role) => present.has(role)).map((role) =>
+      el('span', { className: 'role-key' }, el('i', { className: `role-${role}` }), t(`heads.role.${role}`)),
+    );
+    legendBox.replaceChildren(...(items.length ? [t('modelView.roles', { sentences: study.sentences }), ...items] : []));
+  }
+  return { element, legend, switching: () => mode.getAttribute('aria-pressed') === 'true' };
 }
 
 /** `matrix` (thumbnailMatrix) on `canvas`, its longer side THUMB px; resized only when its size changes. */
