@@ -1,0 +1,247 @@
+// Which heads matter (en-zh, CPU): two heads switched off change the output, each original token's
+// log-probability fall is printed, the thumbnails carry an off mark, the link keeps the heads,
+// the comparison view decodes with them off; each head's importance for the sentence is ranked;
+// heads.json's roles are in the tooltip, in both languages; a bad or out-of-range head in a link
+// is said and nothing else breaks.
+//
+// The expected numbers come from the native CLI (the same tokens and numbers as the CPU page):
+//   attnscope translate --ablate cross:1:1,cross:2:0 "I love eating apples."  → 我很喜欢吃苹果。
+//   (the only pair of heads whose ablation changes this sentence's greedy output)
+//   attnscope trace [--ablate cross:1:1,cross:2:0] --prefix 我爱吃苹果。 --json "I love eating apples."
+//   gives each original token's log p with and without the heads: 爱 −0.461311 → −1.111050.
+//   attnscope heads --sentences FILE --json (FILE: the sentence alone) ranks cross:2:0 first, 0.27999.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { ARTIFACTS, servePage, waitMessage, waitOutput, waitReady, withPage } from './harness.mjs';
+
+const SHOTS = `${ARTIFACTS}screenshots/`;
+
+const site = servePage();
+const TEXT = 'I love eating apples.';
+const OUTPUT = '我爱吃苹果。';
+const OFF = 'cross:1:1,cross:2:0';
+const ORIGINAL = ['我', '爱', '吃', '苹', '果', '。', '</s>'];
+const ABLATED = ['我', '很', '喜', '欢', '吃', '苹', '果', '。', '</s>'];
+// log p(爱) intact − with the two heads off, and the whole output's: from the native trace.
+const LOVE_FALL = 0.6497390624083432;
+const TOTAL_FALL = 0.6656541724293613;
+// Importance for this sentence (attnscope heads on it alone): the top head and its fall.
+const TOP_HEAD = 'cross:2:0';
+const TOP_DROP = 0.27999;
+
+const HEADS_JSON = JSON.parse(readFileSync(new URL('../../models/en-zh/heads.json', import.meta.url), 'utf8'));
+
+const thumb = (kind, layer, head) => `#model-view button.thumb[data-kind=${kind}][data-layer="${layer}"][data-head="${head}"]`;
+
+/** Wait until the Heads panel shows a finished report. */
+async function waitReport(page) {
+  await page.waitForFunction(
+    () => document.querySelector('#heads .heads-ablated') && document.getElementById('heads').dataset.busy === 'false',
+    null,
+    {
+      timeout: 60_000,
+    },
+  );
+}
+
+/** The report as printed: both outputs, the changed positions, each row's fall, the total. */
+function printedReport(page) {
+  return page.evaluate(() => {
+    const root = document.getElementById('heads');
+    const tokens = (sel) => [...root.querySelectorAll(`${sel} .token`)].map((s) => s.textContent);
+    return {
+      original: tokens('.heads-original'),
+      ablated: tokens('.heads-ablated'),
+      changed: [...root.querySelectorAll('.heads-ablated .token.changed')].map((s) => Number(s.dataset.position)),
+      falls: [...root.querySelectorAll('tbody tr[data-position] .heads-fall')].map((td) => td.textContent),
+      total: root.querySelector('.heads-total .heads-fall').textContent,
+    };
+  });
+}
+
+/** A printed number (a true minus sign allowed) as a number. */
+const number = (text) => Number(text.replace('−', '-'));
+
+async function assertOffMarks(page, heads) {
+  for (const [kind, layer, head] of heads) {
+    const button = page.locator(thumb(kind, layer, head));
+    assert.equal(await button.getAttribute('aria-pressed'), 'true', `${kind}:${layer}:${head} is pressed`);
+    assert.equal(await button.evaluate((b) => b.classList.contains('off')), true, `${kind}:${layer}:${head} is marked off`);
+    assert.match(await button.getAttribute('aria-label'), /switched off$/);
+  }
+  assert.equal(await page.locator('#model-view button.thumb.off').count(), heads.length, 'no other head is marked off');
+}
+
+async function assertReport(page) {
+  const report = await printedReport(page);
+  assert.deepEqual(report.original, ORIGINAL);
+  assert.deepEqual(report.ablated, ABLATED);
+  assert.deepEqual(report.changed, [1, 2, 3, 4, 5, 6, 7, 8], 'from 很 on, every position differs');
+  assert.equal(report.falls.length, ORIGINAL.length, 'a fall per original token');
+  assert.equal(report.falls[1], LOVE_FALL.toFixed(3), 'the printed fall of 爱');
+  assert.ok(Math.abs(number(report.falls[1]) - LOVE_FALL) <= 1e-3);
+  assert.ok(Math.abs(number(report.total) - TOTAL_FALL) <= 1e-3, `total ${report.total}`);
+}
+
+test(
+  'two heads off: the new output beside the old, the changed tokens, each token’s fall, the marks, the link, the comparison',
+  {
+    timeout: 240_000,
+  },
+  () =>
+    withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+      await waitReady(page);
+      await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
+      assert.equal(await page.locator('#heads .heads-status').textContent(), 'Every head is on. Switch some off in the model view above.');
+
+      // One head by the mode and a click, the other by the keyboard (X on a focused thumbnail).
+      await page.locator('#model-view .heads-mode').click();
+      assert.equal(await page.locator('#model-view .heads-mode').getAttribute('aria-pressed'), 'true');
+      await page.locator(thumb('cross', 1, 1)).click();
+      await page.locator('#model-view .heads-mode').click();
+      await page.locator(thumb('cross', 2, 0)).focus();
+      await page.keyboard.press('x');
+      await waitReport(page);
+      await assertReport(page);
+      await assertOffMarks(page, [
+        ['cross', 1, 1],
+        ['cross', 2, 0],
+      ]);
+      assert.equal(await page.locator('#heads .heads-status').textContent(), 'Switched off: cross 1·1, cross 2·0.');
+      assert.equal(await page.evaluate(() => document.body.dataset.output), OUTPUT, 'the page itself still shows the intact output');
+      assert.equal(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('off')), OFF, 'the link keeps the heads');
+
+      // The comparison view's third mode: B is A's sentence with the heads off.
+      await page.locator('#compare .compare-mode').selectOption('off');
+      await page.waitForFunction(() => document.getElementById('compare').dataset.ready === 'true', null, { timeout: 60_000 });
+      assert.equal(
+        await page.locator('#compare [data-side=b] .compare-output').textContent(),
+        `“${TEXT}” (heads off: ${OFF}) → 我很喜欢吃苹果。`,
+      );
+      // Back to another sentence: the comparison session decodes with every head on again.
+      await page.locator('#compare .compare-mode').selectOption('prefix');
+      await page.locator('#compare .compare-prefix').fill('我爱');
+      await page.waitForFunction(() => document.getElementById('compare').dataset.ready === 'true', null, { timeout: 60_000 });
+      assert.equal(
+        await page.locator('#compare [data-side=b] .compare-output').textContent(),
+        `“${TEXT}” (output forced to start with “我爱”) → ${OUTPUT}`,
+      );
+
+      // Every head back on: no report, no mark, no `off` in the link.
+      await page.locator('#heads .heads-all-on').click();
+      await page.waitForFunction(() => !document.querySelector('#heads .heads-ablated'));
+      assert.equal(await page.locator('#model-view button.thumb.off').count(), 0);
+      assert.equal(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).has('off')), false);
+      assert.deepEqual(consoleErrors, []);
+    }),
+);
+
+test('a link keeps the heads off: opening it restores the marks and the report; a bad or missing head is said', {
+  timeout: 240_000,
+}, async () => {
+  await withPage(site.origin, `?backend=cpu#off=${encodeURIComponent(OFF)}`, async ({ page, consoleErrors }) => {
+    await waitReady(page);
+    await waitReport(page);
+    await assertReport(page);
+    await assertOffMarks(page, [
+      ['cross', 1, 1],
+      ['cross', 2, 0],
+    ]);
+    await page.locator('#heads-panel').screenshot({ path: `${SHOTS}heads-two-off.png` });
+    await page.locator('section[data-export=model-view]').screenshot({ path: `${SHOTS}heads-model-view-off.png` });
+    assert.deepEqual(consoleErrors, []);
+  });
+  // A head that is not one, and one the smaller date model lacks (it has layers 0 and 1).
+  await withPage(site.origin, '?backend=cpu#off=cross:nine', async ({ page }) => {
+    await waitMessage(page, /“cross:nine” is not a head: write KIND:LAYER:HEAD/);
+    assert.equal(await page.evaluate(() => document.body.dataset.output), OUTPUT, 'the sentence is translated all the same');
+    assert.equal(await page.locator('#model-view button.thumb.off').count(), 0);
+    assert.equal(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).has('off')), false, 'the bad heads leave the link');
+  });
+  await withPage(site.origin, '?backend=cpu#m=date-iso&off=cross:2:0', async ({ page }) => {
+    await waitMessage(page, /layer 2 is out of range \(0\.\.2\)/);
+    await waitReady(page);
+    assert.equal(await page.locator('#model-view button.thumb.off').count(), 0);
+    assert.equal(await page.locator('#heads .heads-ablated').count(), 0);
+  });
+});
+
+test(
+  'importance for the sentence: ranked in the panel and on the thumbnails; roles in the tooltip, in both languages',
+  {
+    timeout: 240_000,
+  },
+  () =>
+    withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+      await waitReady(page);
+      await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
+      assert.equal(await page.locator('#heads .heads-measure').textContent(), 'Measure importance');
+      await page.locator('#heads .heads-measure').click();
+      await page.waitForFunction(() => document.querySelectorAll('#heads .heads-ranking li').length === 36, null, { timeout: 120_000 });
+      const time = await page.locator('#heads .heads-time').textContent();
+      console.log(`# ${time}`);
+      assert.match(time, /^36 heads measured in \d+ ms \(cpu\), one pass each\.$/);
+
+      // The worker's own answer: the top of the ranking is its argmax, and the native one.
+      const measured = await page.evaluate(async () => (await window.__attnscope.call('importance')).heads);
+      const best = measured.reduce((a, b) => (b.drop > a.drop ? b : a));
+      assert.equal(`${best.kind}:${best.layer}:${best.head}`, TOP_HEAD);
+      assert.ok(Math.abs(best.drop - TOP_DROP) <= 1e-3, `top drop ${best.drop}`);
+      const top = page.locator('#heads .heads-ranking li').first();
+      assert.equal(await top.getAttribute('data-head'), TOP_HEAD);
+      assert.equal(await top.locator('.heads-rank-label').textContent(), '1. cross 2·0');
+      assert.ok(Math.abs(number(await top.locator('.heads-rank-value').textContent()) - TOP_DROP) <= 1e-3);
+      assert.equal(await page.locator(`${thumb('cross', 2, 0)} .thumb-rank`).textContent(), '1');
+      assert.equal(await page.locator('#model-view .thumb-rank:not([hidden])').count(), 36, 'every head has its rank');
+
+      // The roles of a head that has one, and of a head that has none, as heads.json says.
+      const withRole = HEADS_JSON.heads.find((h) => h.roles.length);
+      const score = withRole.scores.find((s) => s.role === withRole.roles[0]);
+      assert.equal(score.role, 'alignment', 'en-zh: the first head with a role aligns');
+      const pct = (x) => Math.round(x * 100);
+      await page.locator(thumb(withRole.kind, withRole.layer, withRole.head)).hover();
+      const tip = () => page.locator('#tooltip').textContent();
+      await page.waitForFunction(() => !document.getElementById('tooltip').hidden);
+      const english = await tip();
+      assert.ok(
+        english.includes(
+          `• alignment, agrees with occlusion on ${pct(score.score)} % of the output tokens (threshold ${pct(score.threshold)} %): looks at the source word this output word depends on (agrees with occlusion)`,
+        ),
+        english,
+      );
+      assert.ok(english.includes(`Roles over ${HEADS_JSON.sentences} held-out sentences:`), english);
+      assert.ok(english.includes(`Mean importance on the held-out sentences: ${withRole.importance.toFixed(3)}`), english);
+      assert.match(english, /Importance for this sentence: −?\d\.\d{3} \(rank \d+ of 36\)\./);
+      const none = HEADS_JSON.heads.find((h) => !h.roles.length);
+      const highest = none.scores.reduce((a, b) => (b.score > a.score ? b : a));
+      await page.locator(thumb(none.kind, none.layer, none.head)).hover();
+      await page.waitForFunction(
+        (k) => document.getElementById('tooltip').textContent.startsWith(k),
+        'encoder self-attention, layer 0, head 0',
+      );
+      assert.equal(highest.role, 'broad');
+      assert.ok(
+        (await tip()).includes(
+          `No role reaches its threshold. Highest score: broad, ${pct(highest.score)} % of an even spread's entropy (threshold ${pct(highest.threshold)} %).`,
+        ),
+      );
+      await page.locator('section[data-export=model-view]').screenshot({ path: `${SHOTS}heads-model-view.png` });
+
+      // In Chinese.
+      await page.locator('#language-select').selectOption('zh-CN');
+      await page.waitForFunction(() => document.querySelector('#heads .heads-measure').textContent === '测量重要性');
+      assert.equal(await page.locator('#heads .heads-measure').textContent(), '测量重要性');
+      assert.equal(await page.locator('#model-view .heads-mode').textContent(), '关掉注意力头');
+      assert.equal(await page.locator('#heads .heads-ranking li .heads-rank-label').first().textContent(), '1. 交叉 2·0');
+      await page.locator(thumb(withRole.kind, withRole.layer, withRole.head)).hover();
+      await page.mouse.move(1, 1);
+      await page.locator(thumb(withRole.kind, withRole.layer, withRole.head)).hover();
+      await page.waitForFunction(() => document.getElementById('tooltip').textContent.includes('对齐'));
+      assert.ok(
+        (await tip()).includes(`• 对齐，在 ${pct(score.score)}% 的输出词元上与遮挡归因一致（门槛 ${pct(score.threshold)}%）`),
+        await tip(),
+      );
+      assert.deepEqual(consoleErrors, []);
+    }),
+);
