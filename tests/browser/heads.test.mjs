@@ -2,7 +2,7 @@
 // log-probability fall is printed, the thumbnails carry an off mark, the link keeps the heads,
 // the comparison view decodes with them off; each head's importance for the sentence is ranked;
 // heads.json's roles are in the tooltip, in both languages; a bad or out-of-range head in a link
-// is said and nothing else breaks.
+// is said and nothing else breaks. And heads.json (a shipped or a local folder's) is kept to its known shape.
 //
 // The expected numbers come from the native CLI (the same tokens and numbers as the CPU page):
 //   attnscope translate --ablate cross:1:1,cross:2:0 "I love eating apples."  → 我很喜欢吃苹果。
@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { parseHeads } from '../../www/worker/model-folder.js';
 import { ARTIFACTS, servePage, waitMessage, waitOutput, waitReady, withPage } from './harness.mjs';
 
 const SHOTS = `${ARTIFACTS}screenshots/`;
@@ -83,6 +84,27 @@ async function assertReport(page) {
   assert.ok(Math.abs(number(report.falls[1]) - LOVE_FALL) <= 1e-3);
   assert.ok(Math.abs(number(report.total) - TOTAL_FALL) <= 1e-3, `total ${report.total}`);
 }
+
+test('heads.json is kept to its known shape: unknown roles, bad heads and non-numbers are left out; not JSON is null', () => {
+  const head = { kind: 'cross', layer: 1, head: 2, importance: 0.5 };
+  const scores = [
+    { role: 'alignment', score: 0.6, threshold: 0.5, rows: 9 },
+    { role: 'magic', score: 1, threshold: 0 },
+    { role: 'sink', score: 'high', threshold: 0.5 },
+  ];
+  const odd = [
+    { ...head, hurtShare: 'a lot', roles: ['alignment', 'magic'], scores },
+    { kind: 'elsewhere', layer: 0, head: 0 },
+    { kind: 'encoderSelf', layer: -1, head: 0 },
+  ];
+  assert.deepEqual(parseHeads(JSON.stringify({ model: 'x', sentences: 3, heads: odd })), {
+    sentences: 3,
+    heads: [{ ...head, hurtShare: null, roles: ['alignment'], scores: [scores[0]] }],
+  });
+  assert.equal(parseHeads('{ not json'), null);
+  assert.equal(parseHeads('{"heads": 3}'), null);
+  assert.equal(parseHeads(JSON.stringify(HEADS_JSON)).heads.length, 36, 'en-zh: every head kept');
+});
 
 test(
   'two heads off: the new output beside the old, the changed tokens, each token’s fall, the marks, the link, the comparison',
