@@ -118,7 +118,7 @@ impl Session {
         let log_p_ablated = teacher_forced(&ablated_model, config, &[src], &[tgt])
             .await?
             .remove(0);
-        let ablated = greedy(&ablated_model, config, src).await?;
+        let ablated = greedy(&ablated_model, config, &[src]).await?.remove(0);
         let changed = (0..ablated.len())
             .filter(|&i| original.get(i) != Some(&ablated[i]))
             .collect();
@@ -214,25 +214,38 @@ pub async fn teacher_forced(
         .collect())
 }
 
-/// Greedy decoding of one source with the key/value cache, by the session's rule
-/// ([`next_token`]): the ids after `<s>`, with `</s>` when it is produced.
-pub async fn greedy(model: &Transformer, config: &ModelConfig, src: &[u32]) -> Result<Vec<u32>> {
+/// Greedy decoding of a batch of sources with the key/value cache, by the session's rule
+/// ([`next_token`]), so that evaluation measures what the page shows: per source, the ids after
+/// `<s>`, ending with `</s>` when it was produced.
+pub async fn greedy(
+    model: &Transformer,
+    config: &ModelConfig,
+    sources: &[&[u32]],
+) -> Result<Vec<Vec<u32>>> {
     let device = model.positional_encoding.device();
-    let encoded = model.encode(padded(&[src], config.pad_id, &device), None);
+    let encoded = model.encode(padded(sources, config.pad_id, &device), None);
     let cross: Vec<KeyValue> = model.cross_key_values(encoded.memory.clone());
     let mut cache: Vec<Option<KeyValue>> = vec![None; config.n_decoder_layers];
     let never = config.never_generated();
     // Greedy decoding draws no random numbers; the generator only fills the rule's signature.
     let mut rng = Rng::new(0);
-    let mut current = config.bos_id;
-    let mut produced = vec![];
+    let mut current = vec![config.bos_id; sources.len()];
+    let mut produced: Vec<Vec<u32>> = vec![vec![]; sources.len()];
+    let mut done = vec![false; sources.len()];
     for position in 0..config.max_len.saturating_sub(1) {
-        let token = padded(&[std::slice::from_ref(&current)], config.pad_id, &device);
-        let output = model.decode_step(token, position, &cross, &encoded.padding_mask, &mut cache);
-        let logits = read_back(vec![flat(output.logits)]).await?.concat();
-        current = next_token(&logits, &never, &Sampling::Greedy, &mut rng);
-        produced.push(current);
-        if current == config.eos_id {
+        let rows: Vec<&[u32]> = current.iter().map(std::slice::from_ref).collect();
+        let tokens = padded(&rows, config.pad_id, &device); // [batch, 1]
+        let output = model.decode_step(tokens, position, &cross, &encoded.padding_mask, &mut cache);
+        let logits = read_back(vec![flat(output.logits)]).await?.concat(); // [batch × vocab]
+        for (row, scores) in logits.chunks(config.tgt_vocab_size).enumerate() {
+            let id = next_token(scores, &never, &Sampling::Greedy, &mut rng);
+            if !done[row] {
+                produced[row].push(id);
+                done[row] = id == config.eos_id;
+            }
+            current[row] = id;
+        }
+        if done.iter().all(|&d| d) {
             break;
         }
     }
@@ -240,7 +253,7 @@ pub async fn greedy(model: &Transformer, config: &ModelConfig, src: &[u32]) -> R
 }
 
 /// Rows of ids, padded at the end with `pad` to the longest: `[rows, longest]`.
-fn padded(rows: &[&[u32]], pad: u32, device: &burn::tensor::Device) -> Tensor<2, Int> {
+pub fn padded(rows: &[&[u32]], pad: u32, device: &burn::tensor::Device) -> Tensor<2, Int> {
     let longest = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let mut values = Vec::with_capacity(rows.len() * longest);
     for row in rows {

@@ -15,8 +15,7 @@ use crate::files::folder::LoadedModel;
 use crate::model::ablation::{Ablation, HeadRef};
 use crate::model::config::ModelConfig;
 use crate::model::Transformer;
-use crate::session::heads::teacher_forced;
-use crate::train::evaluate::greedy_decode;
+use crate::session::heads::{greedy, teacher_forced};
 
 /// Sentences per batch of a teacher-forced pass.
 const BATCH: usize = 32;
@@ -41,20 +40,20 @@ pub fn sentences(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<Sentence>
                 .ids)
         })
         .collect::<Result<Vec<_>>>()?;
-    let outputs = greedy_decode(&loaded.model, config, &ids, 64)?;
-    Ok(ids
-        .into_iter()
-        .zip(outputs)
-        .map(|(src, output)| {
-            let ended = output.len() + 1 < config.max_len;
+    let mut sentences = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(64) {
+        let rows: Vec<&[u32]> = chunk.iter().map(Vec::as_slice).collect();
+        let outputs = block_on(greedy(&loaded.model, config, &rows))?;
+        for (src, output) in chunk.iter().zip(outputs) {
             let mut tgt = vec![config.bos_id];
             tgt.extend(output);
-            if ended {
-                tgt.push(config.eos_id);
-            }
-            Sentence { src, tgt }
-        })
-        .collect())
+            sentences.push(Sentence {
+                src: src.clone(),
+                tgt,
+            });
+        }
+    }
+    Ok(sentences)
 }
 
 /// Each sentence's total teacher-forced log-probability of its output under `model`.

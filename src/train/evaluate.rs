@@ -7,16 +7,16 @@ use burn::tensor::Device;
 use serde::Serialize;
 
 use super::data::{metrics, shuffle};
-use super::examples::padded;
 use super::sets::Heldout;
 use crate::error::{Error, Result};
 use crate::files::folder::{LoadedModel, ModelFolder};
 use crate::files::weights::expected_tensors;
 use crate::model::ablation::Ablation;
 use crate::model::config::ModelConfig;
-use crate::model::{KeyValue, Transformer};
+use crate::model::Transformer;
+use crate::session::heads::greedy;
 use crate::session::output_text;
-use crate::session::sampling::{next_token, Rng, Sampling};
+use crate::session::sampling::Rng;
 use crate::text::TextTokenizer;
 use crate::Session;
 
@@ -209,60 +209,23 @@ pub fn evaluate_with(
 /// Seed of the draw of the ten examples in `metrics.json`.
 pub const EXAMPLES_SEED: u64 = 5;
 
-/// Greedy decoding of many sentences at once with the key/value cache (evaluation), with the
-/// same rule as the session ([`next_token`]).
+/// Greedy decoding of many sentences, `batch_size` at a time, by the session's rule
+/// ([`greedy`]): the ids after `<s>`, without `</s>`.
 pub fn greedy_decode(
     model: &Transformer,
     config: &ModelConfig,
     sources: &[Vec<u32>],
     batch_size: usize,
 ) -> Result<Vec<Vec<u32>>> {
-    let device = model.positional_encoding.device();
-    // Greedy decoding draws no random numbers; the generator only fills the rule's signature.
-    let mut rng = Rng::new(0);
-    let mut outputs = vec![];
+    let mut outputs = Vec::with_capacity(sources.len());
     for chunk in sources.chunks(batch_size.max(1)) {
-        let rows: Vec<&[u32]> = chunk.iter().map(|s| s.as_slice()).collect();
-        let encoded = model.encode(padded(&rows, config.pad_id, &device), None);
-        let cross: Vec<KeyValue> = model.cross_key_values(encoded.memory.clone());
-        let mut cache: Vec<Option<KeyValue>> = vec![None; config.n_decoder_layers];
-        let mut current: Vec<u32> = vec![config.bos_id; chunk.len()];
-        let mut done = vec![false; chunk.len()];
-        let mut produced: Vec<Vec<u32>> = vec![vec![]; chunk.len()];
-        for position in 0..config.max_len - 1 {
-            let tokens = padded(
-                &current.iter().map(std::slice::from_ref).collect::<Vec<_>>(),
-                config.pad_id,
-                &device,
-            );
-            let output =
-                model.decode_step(tokens, position, &cross, &encoded.padding_mask, &mut cache);
-            let vocab = config.tgt_vocab_size;
-            let logits: Vec<f32> = output
-                .logits
-                .into_data()
-                .try_into_vec()
-                .map_err(|e| Error::Backend(format!("{e:?}")))?;
-            // The session's decoding rule, so that metrics measure what the page shows.
-            let next: Vec<u32> = logits
-                .chunks(vocab)
-                .map(|row| next_token(row, &config.never_generated(), &Sampling::Greedy, &mut rng))
-                .collect();
-            for (row, &id) in next.iter().enumerate() {
-                if !done[row] {
-                    if id == config.eos_id {
-                        done[row] = true;
-                    } else {
-                        produced[row].push(id);
-                    }
-                }
-                current[row] = id;
+        let rows: Vec<&[u32]> = chunk.iter().map(Vec::as_slice).collect();
+        for mut output in crate::block_on(greedy(model, config, &rows))? {
+            if output.last() == Some(&config.eos_id) {
+                output.pop();
             }
-            if done.iter().all(|&d| d) {
-                break;
-            }
+            outputs.push(output);
         }
-        outputs.extend(produced);
     }
     Ok(outputs)
 }

@@ -1,8 +1,6 @@
 //! Training examples: pairs tokenized (with the session's rule for the source), padded into
 //! tensors, and batched by length.
 
-use burn::tensor::{Device, Int, Tensor, TensorData};
-
 use super::data::{shuffle, Pair};
 use crate::error::Result;
 use crate::model::config::ModelConfig;
@@ -46,19 +44,7 @@ pub fn tokenize_pairs(
     Ok((examples, dropped))
 }
 
-/// Rows of ids as one `[rows, longest]` tensor, padded with `pad`.
-pub(super) fn padded(rows: &[&[u32]], pad: u32, device: &Device) -> Tensor<2, Int> {
-    let len = rows.iter().map(|r| r.len()).max().unwrap_or(1);
-    let data: Vec<i64> = rows
-        .iter()
-        .flat_map(|r| {
-            r.iter()
-                .map(|&v| v as i64)
-                .chain(std::iter::repeat_n(pad as i64, len - r.len()))
-        })
-        .collect();
-    Tensor::from_data(TensorData::new(data, [rows.len(), len]), device)
-}
+pub(super) use crate::session::heads::padded;
 
 /// Batches of indices into `examples`, grouped by length.
 pub(super) fn make_batches(
