@@ -168,6 +168,8 @@ test(
       await page.locator('#model-view .heads-mode').click();
       await page.locator(thumb('cross', 2, 0)).focus();
       await page.keyboard.press('x');
+      // The focused thumbnail's tooltip says so at once.
+      await page.waitForFunction(() => document.getElementById('tooltip').textContent.split('\n')[1] === 'Switched off.');
       await waitReport(page);
       await assertReport(page);
       await assertOffMarks(page, [

@@ -37,28 +37,9 @@ export function createModelView(container, { onSelect, onToggle }) {
   let marks = { off: [], importance: null, study: null }; // what `mark` was last given
   let rankOf = new Map(); // its importance ranks (heads-text.js ranks)
 
-  /** A thumbnail's words: in its tooltip, on hover and on keyboard focus. */
-  function tip(point, head) {
-    showTooltip(point, Number.isInteger(head.head) ? headTooltip(head, marks, rankOf) : thumbCaption(head));
-  }
-
-  /** A real head's button acts on a click, Enter or Space (focus, or toggle in the mode), and X (toggle). */
-  function listen(button, head) {
-    const real = Number.isInteger(head.head);
-    button.addEventListener('click', () => (real && bar.switching() ? onToggle(head) : onSelect(head)));
-    button.addEventListener('keydown', (event) => {
-      if (!real || event.key.toLowerCase() !== 'x' || event.ctrlKey || event.metaKey || event.altKey) return;
-      event.preventDefault();
-      onToggle(head);
-    });
-    button.addEventListener('pointerenter', (event) => tip(event, head));
-    button.addEventListener('pointerleave', hideTooltip);
-    button.addEventListener('focus', () => {
-      const box = button.getBoundingClientRect();
-      tip({ clientX: box.left, clientY: box.bottom }, head);
-    });
-    button.addEventListener('blur', hideTooltip);
-  }
+  // A thumbnail's words, in its tooltip on hover and on keyboard focus.
+  const tips = thumbTips((head) => (Number.isInteger(head.head) ? headTooltip(head, marks, rankOf) : thumbCaption(head)));
+  const actions = { onSelect, onToggle, switching: () => bar.switching(), tips };
 
   /**
    * A kind's grid: its title, a header row of head names, and a row per layer of its name and a
@@ -78,7 +59,7 @@ export function createModelView(container, { onSelect, onToggle }) {
         heads.map((h) => {
           const button = el('button', { className: 'thumb', attrs: { type: 'button' }, data: { kind, layer: l, head: h } }, cpuCanvas());
           if (Number.isInteger(h)) button.append(...Object.values(overlays()));
-          listen(button, { kind, layer: l, head: h });
+          listen(button, { kind, layer: l, head: h }, actions);
           return button;
         }),
       );
@@ -106,6 +87,7 @@ export function createModelView(container, { onSelect, onToggle }) {
     rankOf = ranks(next.importance);
     bar.legend(next.study, next.off.length);
     for (const [kind, grid] of grids) markGrid(kind, grid);
+    tips.refresh();
   }
 
   /**
@@ -157,6 +139,44 @@ export function createModelView(container, { onSelect, onToggle }) {
     return parts.length ? row(parts, { gap: 28 }) : null;
   }
   return { renderKind, figure, mark };
+}
+
+/**
+ * The tooltip of one thumbnail at a time: `show(point, head)` with `describe(head)`'s text, `hide()`,
+ * and `refresh()` to write the text again (the marks changed under it).
+ */
+function thumbTips(describe) {
+  let shown = null; // { point, head }
+  const show = (point, head) => {
+    shown = { point: { clientX: point.clientX, clientY: point.clientY }, head };
+    showTooltip(point, describe(head));
+  };
+  const hide = () => {
+    shown = null;
+    hideTooltip();
+  };
+  return { show, hide, refresh: () => shown && show(shown.point, shown.head) };
+}
+
+/**
+ * A thumbnail button of `head` acts on a click, Enter or Space (focus it, or in the "Switch heads
+ * off" mode toggle it) and, for a real head, on X (toggle it); it shows its tooltip while hovered or focused.
+ */
+function listen(button, head, { onSelect, onToggle, switching, tips }) {
+  const real = Number.isInteger(head.head);
+  button.addEventListener('click', () => (real && switching() ? onToggle(head) : onSelect(head)));
+  button.addEventListener('keydown', (event) => {
+    if (!real || event.key.toLowerCase() !== 'x' || event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();
+    onToggle(head);
+  });
+  button.addEventListener('pointerenter', (event) => tips.show(event, head));
+  button.addEventListener('pointerleave', tips.hide);
+  button.addEventListener('focus', () => {
+    const box = button.getBoundingClientRect();
+    tips.show({ clientX: box.left, clientY: box.bottom }, head);
+  });
+  button.addEventListener('blur', tips.hide);
 }
 
 /** A thumbnail's name: "cross-attention, layer 2, head 1" (or the summary's). */
