@@ -25,6 +25,7 @@ run_stage "file sizes (≤ 450 lines in src/ and www/)" artifacts/sizes.log scri
 
 run_stage "cargo fmt --check" artifacts/fmt.log cargo fmt --all -- --check
 run_stage "models/index.json is current" artifacts/index.log python3 scripts/models_index.py --check
+run_stage "README's heads table is heads.json's" artifacts/heads-table.log python3 scripts/heads_table.py --check README.md
 run_stage "clippy (native)" artifacts/clippy.log cargo clippy --release --all-targets -- -D warnings
 run_stage "cargo test (native)" artifacts/cargo-test.log cargo test --release
 run_stage "wasm build" artifacts/wasm-build.log scripts/build-wasm.sh
