@@ -62,6 +62,15 @@ pub struct LoadedModel {
 }
 
 impl LoadedModel {
+    /// The source ids of `text` as the page decodes them: tokenized, cut to fit `max_len`
+    /// ([`ModelConfig::fit_source`]), ending with `</s>`.
+    pub fn source_ids(&self, text: &str) -> Result<Vec<u32>> {
+        Ok(self
+            .config
+            .fit_source(&self.src_tokenizer.encode(text)?.ids)
+            .ids)
+    }
+
     /// Validate and load every file; any problem is a typed error, never a panic.
     pub fn load(files: ModelFiles<'_>, device: &Device) -> Result<Self> {
         let text = std::str::from_utf8(files.config).map_err(|e| Error::NotUtf8 {

@@ -34,11 +34,7 @@ pub fn sentences(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<Sentence>
     let config = &loaded.config;
     let ids = sources
         .iter()
-        .map(|text| {
-            Ok(config
-                .fit_source(&loaded.src_tokenizer.encode(text)?.ids)
-                .ids)
-        })
+        .map(|text| loaded.source_ids(text))
         .collect::<Result<Vec<_>>>()?;
     let mut sentences = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(64) {

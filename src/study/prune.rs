@@ -75,11 +75,7 @@ pub fn curve(
     let config = &loaded.config;
     let sources = pairs
         .iter()
-        .map(|p| {
-            Ok(config
-                .fit_source(&loaded.src_tokenizer.encode(&p.source)?.ids)
-                .ids)
-        })
+        .map(|p| loaded.source_ids(&p.source))
         .collect::<Result<Vec<_>>>()?;
     let references: Vec<String> = pairs.iter().map(|p| p.target.clone()).collect();
     let mut counts: Vec<usize> = (0..=order.len()).step_by(stride.max(1)).collect();

@@ -71,11 +71,7 @@ pub fn translate_all(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<Strin
     let config = &loaded.config;
     let ids = sources
         .iter()
-        .map(|text| {
-            Ok(config
-                .fit_source(&loaded.src_tokenizer.encode(text)?.ids)
-                .ids)
-        })
+        .map(|text| loaded.source_ids(text))
         .collect::<Result<Vec<_>>>()?;
     let outputs = greedy_decode(&loaded.model, config, &ids, 64)?;
     Ok(outputs
