@@ -252,15 +252,7 @@ async fn bad_input_and_bad_files_are_errors_not_crashes() {
 #[wasm_bindgen_test]
 async fn webgpu_matches_the_cpu() {
     let mut cpu = create(&EN_ZH, "cpu").await.unwrap();
-    // Where the browser exposes WebGPU (headless Chromium here: SwiftShader), insist on it.
-    let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
-    let has_webgpu = Reflect::get(&navigator, &"gpu".into()).is_ok_and(|gpu| gpu.is_object());
-    let mut gpu = create(&EN_ZH, if has_webgpu { "webgpu" } else { "cpu" })
-        .await
-        .unwrap();
-    if has_webgpu {
-        assert_eq!(gpu.backend(), "webgpu");
-    }
+    let mut gpu = gpu_or_cpu(&EN_ZH).await;
     let mut traces = vec![];
     for session in [&mut cpu, &mut gpu] {
         let answer = session
@@ -280,13 +272,7 @@ async fn webgpu_matches_the_cpu() {
         "decoderSelfAttention",
         "crossAttention",
     ] {
-        let (x, y) = (floats(a, key), floats(b, key));
-        assert_eq!(x.len(), y.len());
-        let worst = x
-            .iter()
-            .zip(&y)
-            .map(|(p, q)| (p - q).abs())
-            .fold(0.0f32, f32::max);
+        let worst = worst_difference(&floats(a, key), &floats(b, key));
         assert!(
             worst <= 1e-4,
             "{key}: {} vs cpu differ by {worst}",
@@ -294,6 +280,82 @@ async fn webgpu_matches_the_cpu() {
         );
     }
     web_sys_log(&format!("webgpu_matches_the_cpu ran on {}", gpu.backend()));
+}
+
+/// WebGPU's session where the browser exposes WebGPU (headless Chromium here: SwiftShader; then
+/// it must be WebGPU), else a second CPU one.
+async fn gpu_or_cpu(files: &Files) -> WebSession {
+    let navigator = Reflect::get(&js_sys::global(), &"navigator".into()).unwrap();
+    let has_webgpu = Reflect::get(&navigator, &"gpu".into()).is_ok_and(|gpu| gpu.is_object());
+    let session = create(files, if has_webgpu { "webgpu" } else { "cpu" })
+        .await
+        .unwrap();
+    if has_webgpu {
+        assert_eq!(session.backend(), "webgpu");
+    }
+    session
+}
+
+fn worst_difference(x: &[f32], y: &[f32]) -> f32 {
+    assert_eq!(x.len(), y.len());
+    x.iter()
+        .zip(y)
+        .map(|(p, q)| (p - q).abs())
+        .fold(0.0f32, f32::max)
+}
+
+#[wasm_bindgen_test]
+async fn heads_off_agree_on_webgpu_and_the_cpu() {
+    let mut cpu = create(&EN_ZH, "cpu").await.unwrap();
+    let mut gpu = gpu_or_cpu(&EN_ZH).await;
+    let spec = "cross:1:1,cross:2:0";
+    let mut reports = vec![];
+    let mut importances = vec![];
+    for session in [&mut cpu, &mut gpu] {
+        session
+            .translate("I love eating apples.".into())
+            .await
+            .unwrap();
+        reports.push(session.ablate(spec.into()).await.unwrap());
+        importances.push(session.importance().await.unwrap());
+    }
+    for report in &reports {
+        assert_eq!(
+            js_sys::JSON::stringify(&get(report, "ablatedTokens")).unwrap(),
+            r#"["我","很","喜","欢","吃","苹","果","。","</s>"]"#
+        );
+        let drop = f32s(get(report, "drop"));
+        assert!((drop[1] - 0.6497).abs() < 1e-3, "爱 falls by {}", drop[1]);
+    }
+    for key in ["logP", "logPAblated", "drop"] {
+        let (x, y) = (f32s(get(&reports[0], key)), f32s(get(&reports[1], key)));
+        let worst = worst_difference(&x, &y);
+        assert!(
+            worst <= 1e-4,
+            "{key}: {} vs cpu differ by {worst}",
+            gpu.backend()
+        );
+    }
+    let drops = |importance: &JsValue| -> Vec<f32> {
+        js_sys::Array::from(&get(importance, "heads"))
+            .iter()
+            .map(|head| get(&head, "drop").as_f64().unwrap() as f32)
+            .collect()
+    };
+    let (x, y) = (drops(&importances[0]), drops(&importances[1]));
+    assert_eq!(x.len(), 36);
+    assert!(worst_difference(&x, &y) <= 1e-3, "importance differs");
+    // The decoding itself with the heads off, through setAblation: the same new translation.
+    let answer = gpu.set_ablation(spec.into()).await.unwrap();
+    assert_eq!(output(&get(&answer, "trace")), "我很喜欢吃苹果。");
+    let error: JsValue = gpu
+        .set_ablation("cross:9:0".into())
+        .await
+        .err()
+        .unwrap()
+        .into();
+    assert_eq!(error_key(&error), ("error.outOfRange".into(), 3));
+    web_sys_log(&format!("heads_off_agree ran on {}", gpu.backend()));
 }
 
 fn web_sys_log(text: &str) {

@@ -262,6 +262,10 @@ test(
       assert.ok(Math.abs(number(await top.locator('.heads-rank-value').textContent()) - TOP_DROP) <= 1e-3);
       assert.equal(await page.locator(`${thumb('cross', 2, 0)} .thumb-rank`).textContent(), '1');
       assert.equal(await page.locator('#model-view .thumb-rank:not([hidden])').count(), 36, 'every head has its rank');
+      // A head of the ranking, clicked, is the focused head.
+      await top.locator('.heads-rank-label').click();
+      await page.waitForSelector(`${thumb('cross', 2, 0)}.selected`);
+      assert.equal(await page.locator('#model-view button.thumb.selected').count(), 1);
 
       // The roles of a head that has one (an aligning head when there is one), and of a head that
       // has none, as heads.json says.

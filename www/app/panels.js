@@ -30,7 +30,11 @@ export function createPanels() {
     tokens: createTokens($('source-tokens'), $('output-tokens')),
     focus: createFocus($('focus-heatmap'), $('hover-value'), $('kind-explain'), { onTranspose: () => updateLink('replace') }),
     modelView: createModelView($('model-view'), { onSelect: (selection) => select(selection), onToggle: (head) => toggleHead(head) }),
-    heads: createHeads($('heads'), { onMeasure: () => measureImportance(), onAllOn: () => switchAllOn() }),
+    heads: createHeads($('heads'), {
+      onMeasure: () => measureImportance(),
+      onAllOn: () => switchAllOn(),
+      onFocus: (selection) => select(selection),
+    }),
     headView: createHeadView($('head-view'), headViewMode),
     stepper: createStepper($('stepper'), (index, id) => force(index, id)),
     stages: createStages($('stages')),

@@ -9,8 +9,11 @@ import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { fixed3, headKey, headLabel } from './heads-text.js';
 
-/** `createHeads(container, { onMeasure, onAllOn })`: the panel's two buttons call these. */
-export function createHeads(container, { onMeasure, onAllOn }) {
+/**
+ * `createHeads(container, { onMeasure, onAllOn, onFocus })`: the panel's two buttons call the first
+ * two; a head of the ranking, clicked, is focused through `onFocus({ kind, layer, head })`.
+ */
+export function createHeads(container, { onMeasure, onAllOn, onFocus }) {
   const measure = el('button', { className: 'heads-measure', attrs: { type: 'button' } });
   const allOn = el('button', { className: 'heads-all-on', i18n: 'heads.allOn', attrs: { type: 'button' } });
   const status = el('span', { className: 'muted heads-status', attrs: { role: 'status' } });
@@ -35,7 +38,7 @@ export function createHeads(container, { onMeasure, onAllOn }) {
       report.dataset.shown = reportKey(shown);
       report.replaceChildren(...(shown ? reportParts(shown) : []));
     } else if (shown) relabel(report);
-    chart.replaceChildren(...(importance ? importanceParts(importance) : []));
+    chart.replaceChildren(...(importance ? importanceParts(importance, onFocus) : []));
   }
 
   return { render };
@@ -125,17 +128,22 @@ function fallTable(report) {
   return el('table', { className: 'heads-table' }, el('thead', {}, head), el('tbody', {}, ...rows, total));
 }
 
-/** The heading, the time measuring took, and every head ranked by the fall of the output's log p. */
-function importanceParts(importance) {
+/**
+ * The heading, the time measuring took, and every head ranked by the fall of the output's log p;
+ * a head's name is a button that focuses it.
+ */
+function importanceParts(importance, onFocus) {
   const sorted = [...importance.heads].sort((a, b) => b.drop - a.drop);
   const top = Math.max(...sorted.map((h) => Math.abs(h.drop)), 1e-9);
   const rows = sorted.map((h, i) => {
     const bar = el('i', { className: h.drop < 0 ? 'negative' : '' });
     bar.style.width = `${Math.round((Math.abs(h.drop) / top) * 100)}%`;
+    const name = el('button', { className: 'heads-rank-label', text: `${i + 1}. ${headLabel(h)}`, attrs: { type: 'button' } });
+    name.addEventListener('click', () => onFocus({ kind: h.kind, layer: h.layer, head: h.head }));
     return el(
       'li',
       { className: 'heads-rank', data: { head: headKey(h), rank: i + 1 } },
-      el('span', { className: 'heads-rank-label', text: `${i + 1}. ${headLabel(h)}` }),
+      name,
       el('span', { className: 'heads-rank-bar' }, bar),
       el('span', { className: 'heads-rank-value', text: fixed3(h.drop) }),
     );
