@@ -8,9 +8,11 @@
 // States of `gpuState`, and what moves between them:
 //   off ──startGpu──▶ warming ──(warm-up done, replayed)──▶ ready
 //   warming ──(no adapter, a failure)──▶ dead;  ready ──(failure, device lost)──▶ dead
+//   warming ──(the module is not built yet)──▶ dead, looking for it every few seconds ──▶ warming
 //   any ──setPreference('cpu')──▶ off;  off / dead (asked for WebGPU again) ──▶ warming
 // Notes to the page are { key, params } of www/ui/i18n/*.json.
 import * as wire from '../shared/wire.js';
+import { moduleListed } from './cache.js';
 import { errorText, post, send } from './messages.js';
 import { createSession } from './model.js';
 import { chooseBackend } from './modules.js';
@@ -120,6 +122,13 @@ async function warmUpGpu(text, ticket) {
       announce(choice.note || null);
       return;
     }
+    if (!(await moduleListed('webgpu'))) {
+      if (ticket !== backends.warmup) return;
+      backends.gpuState = 'dead';
+      announce({ key: 'backend.webgpuBuilding', params: {} });
+      waitForModule(text, ticket);
+      return;
+    }
     session = await createSession('webgpu');
     // Compile the shaders on a real sentence before this backend answers anyone.
     await session.translate(text || 'Hello.');
@@ -131,6 +140,28 @@ async function warmUpGpu(text, ticket) {
     return;
   }
   enqueue(() => takeOver(session, ticket, preference));
+}
+
+/** How often to look for a WebGPU module that is still being built. */
+const MODULE_POLL_MS = 5000;
+
+/**
+ * The WebGPU module is not built yet (scripts/serve.sh builds it after the page opens): look for it
+ * every few seconds and warm it up once it is there, unless WebGPU was given up or asked for anew
+ * meanwhile (a newer ticket).
+ */
+function waitForModule(text, ticket) {
+  setTimeout(async () => {
+    if (ticket !== backends.warmup) return;
+    const listed = await moduleListed('webgpu').catch(() => false);
+    if (ticket !== backends.warmup) return;
+    if (!listed) {
+      waitForModule(text, ticket);
+      return;
+    }
+    startGpu(text);
+    announce();
+  }, MODULE_POLL_MS);
 }
 
 /** A warmed-up WebGPU `session` replays the sentence and answers from now on (unless a newer warm-up began). */
