@@ -15,7 +15,8 @@ use crate::files::folder::LoadedModel;
 use crate::model::ablation::{Ablation, HeadRef};
 use crate::model::config::ModelConfig;
 use crate::model::Transformer;
-use crate::session::heads::{greedy, teacher_forced};
+use crate::session::heads::teacher_forced;
+use crate::train::evaluate::greedy_all;
 
 /// Sentences per batch of a teacher-forced pass.
 const BATCH: usize = 32;
@@ -36,20 +37,16 @@ pub fn sentences(loaded: &LoadedModel, sources: &[&str]) -> Result<Vec<Sentence>
         .iter()
         .map(|text| loaded.source_ids(text))
         .collect::<Result<Vec<_>>>()?;
-    let mut sentences = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(64) {
-        let rows: Vec<&[u32]> = chunk.iter().map(Vec::as_slice).collect();
-        let outputs = block_on(greedy(&loaded.model, config, &rows))?;
-        for (src, output) in chunk.iter().zip(outputs) {
+    let outputs = greedy_all(&loaded.model, config, &ids, 64)?;
+    Ok(ids
+        .into_iter()
+        .zip(outputs)
+        .map(|(src, output)| {
             let mut tgt = vec![config.bos_id];
             tgt.extend(output);
-            sentences.push(Sentence {
-                src: src.clone(),
-                tgt,
-            });
-        }
-    }
-    Ok(sentences)
+            Sentence { src, tgt }
+        })
+        .collect())
 }
 
 /// Each sentence's total teacher-forced log-probability of its output under `model`.

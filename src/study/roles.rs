@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::model::ablation::HeadRef;
 use crate::model::config::ModelConfig;
 use crate::model::{AttentionKind, Transformer};
-use crate::session::heads::teacher_forced;
+use crate::session::heads::{padded, teacher_forced};
 use crate::session::sampling::top_k;
 
 /// A role a head can play.
@@ -182,11 +182,7 @@ fn tally_sentence(
     if inputs.is_empty() {
         return Ok(());
     }
-    let ids = |ids: &[u32]| {
-        let values: Vec<i64> = ids.iter().map(|&id| i64::from(id)).collect();
-        Tensor::<1, burn::tensor::Int>::from_ints(values.as_slice(), &device)
-            .reshape([1, ids.len()])
-    };
+    let ids = |ids: &[u32]| padded(&[ids], config.pad_id, &device);
     let encoded = model.encode(ids(src), None);
     let decoded = model.decode(ids(inputs), &encoded, None);
     let special = |ids: &[u32]| -> Vec<bool> {

@@ -206,8 +206,8 @@ pub fn evaluate_with(
 pub const EXAMPLES_SEED: u64 = 5;
 
 /// Greedy decoding of many sentences, `batch_size` at a time, by the session's rule
-/// ([`greedy`]): the ids after `<s>`, without `</s>`.
-pub fn greedy_decode(
+/// ([`greedy`]): the ids after `<s>`, ending with `</s>` when it was produced.
+pub fn greedy_all(
     model: &Transformer,
     config: &ModelConfig,
     sources: &[Vec<u32>],
@@ -216,11 +216,22 @@ pub fn greedy_decode(
     let mut outputs = Vec::with_capacity(sources.len());
     for chunk in sources.chunks(batch_size.max(1)) {
         let rows: Vec<&[u32]> = chunk.iter().map(Vec::as_slice).collect();
-        for mut output in crate::block_on(greedy(model, config, &rows))? {
-            if output.last() == Some(&config.eos_id) {
-                output.pop();
-            }
-            outputs.push(output);
+        outputs.extend(crate::block_on(greedy(model, config, &rows))?);
+    }
+    Ok(outputs)
+}
+
+/// [`greedy_all`] without the `</s>`: the output tokens only.
+pub fn greedy_decode(
+    model: &Transformer,
+    config: &ModelConfig,
+    sources: &[Vec<u32>],
+    batch_size: usize,
+) -> Result<Vec<Vec<u32>>> {
+    let mut outputs = greedy_all(model, config, sources, batch_size)?;
+    for output in &mut outputs {
+        if output.last() == Some(&config.eos_id) {
+            output.pop();
         }
     }
     Ok(outputs)

@@ -57,13 +57,18 @@ export async function cachedFile(url, version, label, onProgress, cacheName = MO
 
 const loaded = { manifest: null }; // pkg/manifest.json: the content hash of each wasm module
 
+/** pkg/manifest.json as served now (empty when there is none): the content hash of each wasm module. */
+async function readManifest() {
+  const response = await fetch(new URL('pkg/manifest.json', SITE), { cache: 'no-cache' });
+  return response.ok ? response.json() : {};
+}
+
 /**
  * Whether wasm module `name` is built: listed in pkg/manifest.json, read afresh (scripts/serve.sh
  * opens the page before the WebGPU module is built). A listing that has it is the one used from then on.
  */
 export async function moduleListed(name) {
-  const response = await fetch(new URL('pkg/manifest.json', SITE), { cache: 'no-cache' });
-  const manifest = response.ok ? await response.json() : {};
+  const manifest = await readManifest();
   if (!manifest[name]) return false;
   loaded.manifest = manifest;
   return true;
@@ -71,9 +76,6 @@ export async function moduleListed(name) {
 
 /** The bytes of wasm module `name` (pkg/<name>/attnscope_bg.wasm). */
 export async function moduleBytes(name, label, onProgress) {
-  if (!loaded.manifest) {
-    const response = await fetch(new URL('pkg/manifest.json', SITE), { cache: 'no-cache' });
-    loaded.manifest = response.ok ? await response.json() : {};
-  }
+  loaded.manifest ??= await readManifest();
   return cachedFile(`pkg/${name}/attnscope_bg.wasm`, loaded.manifest[name] || 'none', label, onProgress, WASM_CACHE);
 }
