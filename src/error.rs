@@ -112,6 +112,15 @@ pub enum Error {
     Import(String),
     /// Training data or settings problem.
     Training(String),
+    /// A model too big for the memory it would run in, refused before anything is allocated.
+    TooBig {
+        /// The memory the model needs, in MB.
+        needed_mb: u64,
+        /// Its parameters, in millions.
+        params_m: u64,
+        /// The most the module can address, in MB.
+        limit_mb: u64,
+    },
 }
 
 impl Error {
@@ -190,6 +199,10 @@ impl Error {
             Self::Invariant(_) => ("error.invariant", "internal error: {message}"),
             Self::Import(_) => ("error.import", "import: {message}"),
             Self::Training(_) => ("error.training", "training: {message}"),
+            Self::TooBig { .. } => (
+                "error.tooBig",
+                "this model needs about {needed} MB to load ({params} million parameters as F32, plus its file while it is read), more than the {limit} MB a WebAssembly module can address; nothing was loaded",
+            ),
         }
     }
 
@@ -246,6 +259,15 @@ impl Error {
             Self::Finished(reason) => vec![("reason", (*reason).to_string())],
             Self::UnknownToken(token) => vec![("token", token.clone())],
             Self::HeadSpec(spec) => vec![("spec", spec.clone())],
+            Self::TooBig {
+                needed_mb,
+                params_m,
+                limit_mb,
+            } => vec![
+                ("needed", needed_mb.to_string()),
+                ("params", params_m.to_string()),
+                ("limit", limit_mb.to_string()),
+            ],
             Self::OutOfRange { what, index, len } => vec![
                 ("what", (*what).to_string()),
                 ("index", index.to_string()),

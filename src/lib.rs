@@ -6,15 +6,16 @@
 //! boundary) and `cli`. `trace` holds the output types the session fills and the page draws;
 //! it uses only `model` (the masks) and `flat` (vectors as they cross to the page). `text`
 //! (tokenizers) is used by `files` and `session`. The model knows nothing of the trace or of
-//! wasm.
+//! wasm. `import` (Hugging Face Marian checkpoints) reads a folder's files from disk for the CLI
+//! or from memory for the page's worker.
 //!
 //! Native-only tools live in folders of their own, gated once here: `train` (the loop, recipes,
-//! evaluation, data), `study` (which heads matter, over held-out sentences), `import` (Marian
-//! checkpoints) and `cli`.
+//! evaluation, data), `study` (which heads matter, over held-out sentences) and `cli`.
 
 pub mod error;
 pub mod files;
 pub mod flat;
+pub mod import;
 pub mod model;
 pub mod session;
 pub mod text;
@@ -30,8 +31,6 @@ pub use trace::{AttentionKind, AttentionStack, Trace};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod import;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod study;
 #[cfg(not(target_arch = "wasm32"))]

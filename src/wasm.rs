@@ -22,17 +22,18 @@ use crate::trace::AttentionKind;
 
 mod backend;
 mod facts;
+mod import;
 
 use backend::webgpu_device;
 pub use backend::{backends, choose_backend, BACKENDS};
-pub use facts::{default_focus, max_beam_width, model_file_names};
+pub use facts::{default_focus, marian_file_names, max_beam_width, model_file_names};
 
 // The static constructors that wasm-ld gathers into `__wasm_call_ctors` (cubecl registers its IR
 // dialect this way). Without an explicit call, wasm-ld treats the module as a "command" and wraps
 // *every* export in a call to them, so each call into the module would pay for them again (see
 // wasm-bindgen #4446).
 #[allow(unsafe_code)]
-mod constructors {
+pub(crate) mod constructors {
     use std::sync::Once;
 
     unsafe extern "C" {
@@ -42,7 +43,7 @@ mod constructors {
     static DONE: Once = Once::new();
 
     /// Run the static constructors, at most once per instance.
-    pub(super) fn run_once() {
+    pub(crate) fn run_once() {
         // SAFETY: `__wasm_call_ctors` is synthesized by wasm-ld and only runs the module's static
         // initializers; `Once` guarantees a single run even though both the start function and
         // `Session::create` (the entry point when a test harness owns the start) call this.
@@ -127,6 +128,13 @@ impl WebSession {
             backend,
             focus: Focus::DEFAULT,
         })
+    }
+
+    /// The target-language codes a multi-target model reads at the start of the text
+    /// (`>>cmn_Hans<<`, …); empty for a model with one target language.
+    #[wasm_bindgen(js_name = languageCodes)]
+    pub fn language_codes(&self) -> Vec<String> {
+        self.session.language_codes()
     }
 
     /// `"webgpu"` or `"cpu"`.

@@ -12,7 +12,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use attnscope::import::{marian, ImportOptions, Imported};
+use attnscope::import::{marian, CheckpointDir, CheckpointFiles, ImportOptions, Imported};
+use attnscope::model::generation::Generation;
 use attnscope::text::join_pieces;
 use attnscope::{block_on, LoadedModel, Session};
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -23,8 +24,11 @@ fn fixtures() -> PathBuf {
 }
 
 fn import(hf_dir: &str) -> Imported {
-    marian(&fixtures().join(hf_dir), &ImportOptions::default())
-        .unwrap_or_else(|e| panic!("{hf_dir}: {e}"))
+    marian(
+        &CheckpointDir(&fixtures().join(hf_dir)),
+        &ImportOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{hf_dir}: {e}"))
 }
 
 fn json(path: PathBuf) -> Value {
@@ -92,9 +96,16 @@ fn forward(loaded: &LoadedModel, src: &[u32], tgt: &[u32]) -> [Vec<f32>; 4] {
 }
 
 fn check_checkpoint(name: &str) {
+    check_imported(name, &import(&format!("{name}/hf")));
+}
+
+/// `imported` against `name`'s expected.json. Its folder's own generation settings decide where
+/// decoding stops: max_length 64 (hf/) runs past transformers' 20 new tokens, max_length 21
+/// (tests/fixtures/hub) forces `</s>` exactly where transformers did.
+fn check_imported(name: &str, imported: &Imported) {
     let expected = json(fixtures().join(name).join("expected.json"));
-    let imported = import(&format!("{name}/hf"));
-    let loaded = load(&imported);
+    let limit = imported.config.output_limit();
+    let loaded = load(imported);
     let eos = imported.config.eos_id;
     let mut session = Session::load(imported.folder.files(), Device::flex()).unwrap();
     let cases = expected["cases"].as_array().unwrap();
@@ -145,7 +156,7 @@ fn check_checkpoint(name: &str) {
             block_on(session.step()).unwrap();
         }
         let ours = &session.trace().unwrap().tgt_ids;
-        let forced = generated.len() == 21 && generated[20] == eos;
+        let forced = generated.len() == 21 && generated[20] == eos && limit > 21;
         let compare = if forced { 20 } else { generated.len() };
         assert_eq!(
             &ours[..compare],
@@ -247,7 +258,7 @@ fn unsupported_checkpoints_are_explained() {
         let mut config = json(dir.join("config.json"));
         edit(&mut config);
         std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
-        marian(&dir, &ImportOptions::default())
+        marian(&CheckpointDir(&dir), &ImportOptions::default())
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default()
@@ -267,7 +278,7 @@ fn unsupported_checkpoints_are_explained() {
         copy(&|_| {});
         let weights = std::fs::read(dir.join("model.safetensors")).unwrap();
         std::fs::write(dir.join("model.safetensors"), &weights[..weights.len() / 2]).unwrap();
-        marian(&dir, &ImportOptions::default())
+        marian(&CheckpointDir(&dir), &ImportOptions::default())
             .unwrap_err()
             .to_string()
     };
@@ -276,7 +287,7 @@ fn unsupported_checkpoints_are_explained() {
     let message = {
         copy(&|_| {});
         std::fs::write(dir.join("source.spm"), b"{\"not\": \"a model\"}").unwrap();
-        marian(&dir, &ImportOptions::default())
+        marian(&CheckpointDir(&dir), &ImportOptions::default())
             .unwrap_err()
             .to_string()
     };
@@ -285,4 +296,140 @@ fn unsupported_checkpoints_are_explained() {
         "{message}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A folder as a person downloads it from the hub, in memory as the page's worker holds it:
+/// hf/'s files, tests/fixtures/hub's generation_config.json (max_length 21), and `weights`
+/// (`model.safetensors` from hf/, or `pytorch_model.bin` from tests/fixtures/hub).
+fn hub_folder(weights: &str) -> CheckpointFiles {
+    let hf = fixtures().join("en_zh_swish_tied/hf");
+    let hub = common::repo().join("tests/fixtures/hub");
+    let mut folder = CheckpointFiles {
+        folder: Some("opus-mt-tiny-en-zh".into()),
+        ..CheckpointFiles::default()
+    };
+    for name in [
+        "config.json",
+        "source.spm",
+        "target.spm",
+        "vocab.json",
+        "tokenizer_config.json",
+    ] {
+        folder
+            .files
+            .insert(name.into(), std::fs::read(hf.join(name)).unwrap());
+    }
+    let read = |dir: &std::path::Path, name: &str| std::fs::read(dir.join(name)).unwrap();
+    folder.files.insert(
+        "generation_config.json".into(),
+        read(&hub, "generation_config.json"),
+    );
+    let dir = if weights == "pytorch_model.bin" {
+        &hub
+    } else {
+        &hf
+    };
+    folder.files.insert(weights.into(), read(dir, weights));
+    folder
+}
+
+/// Both weight formats give the same model, which matches transformers, and decoding stops
+/// with the `</s>` transformers forced at max_length 21 (tests/fixtures/hub/generate.json, made
+/// by plain `model.generate(input_ids)` on that folder).
+#[test]
+fn a_hub_folder_in_either_weight_format_matches_transformers() {
+    let generate = json(common::repo().join("tests/fixtures/hub/generate.json"));
+    let from_bin = marian(&hub_folder("pytorch_model.bin"), &ImportOptions::default()).unwrap();
+    let from_safetensors =
+        marian(&hub_folder("model.safetensors"), &ImportOptions::default()).unwrap();
+    assert!(
+        from_bin.folder.weights == from_safetensors.folder.weights,
+        "same weights"
+    );
+    assert_eq!(from_bin.config.name, "opus-mt-tiny-en-zh");
+    assert_eq!(
+        from_bin.config.generation,
+        Generation {
+            max_length: Some(21),
+            forced_eos: true,
+            bad_ids: vec![],
+        }
+    );
+    assert_eq!(from_bin.notes, Vec::<String>::new());
+    check_imported("en_zh_swish_tied", &from_bin);
+    let mut session = Session::load(from_bin.folder.files(), Device::flex()).unwrap();
+    assert_eq!(
+        session.language_codes(),
+        [">>cmn_Hans<<", ">>cmn_Hant<<", ">>yue_Hans<<"]
+    );
+    for case in generate["cases"].as_array().unwrap() {
+        let text = case["text"].as_str().unwrap();
+        block_on(session.translate(text)).unwrap();
+        let trace = session.trace().unwrap();
+        assert_eq!(trace.tgt_ids, ids(&case["generated_ids"]), "{text}");
+        assert_eq!(
+            trace.output,
+            case["generated_text"].as_str().unwrap(),
+            "{text}"
+        );
+    }
+}
+
+/// Generation settings attnscope does not apply are named, with the reason; the ones it applies
+/// are checked against the config.
+#[test]
+fn generation_settings_are_applied_or_explained() {
+    let mut folder = hub_folder("model.safetensors");
+    let mut settings = json(common::repo().join("tests/fixtures/hub/generation_config.json"));
+    settings["num_beams"] = 4.into();
+    settings["repetition_penalty"] = 1.2.into();
+    settings["bad_words_ids"] = serde_json::json!([[417], [5], [6, 7]]);
+    folder.files.insert(
+        "generation_config.json".into(),
+        settings.to_string().into_bytes(),
+    );
+    let imported = marian(&folder, &ImportOptions::default()).unwrap();
+    assert_eq!(imported.config.generation.bad_ids, [5]);
+    assert_eq!(
+        imported.notes,
+        [
+            "generation_config.json: the bad word [6,7] is not one token id; not applied",
+            "generation_config.json: num_beams 4 not applied: the page decodes greedily, and its beam view searches with the width and length penalty you choose",
+            "generation_config.json: repetition_penalty 1.2 not applied: attnscope shows the model's own probabilities, unchanged by these",
+        ]
+    );
+    settings["eos_token_id"] = 3.into();
+    folder.files.insert(
+        "generation_config.json".into(),
+        settings.to_string().into_bytes(),
+    );
+    let error = marian(&folder, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(
+            "generation_config.json: eos_token_id is 3, config.json and vocab.json say 0"
+        ),
+        "{error}"
+    );
+    // Without a generation_config.json, transformers reads config.json's settings, and its
+    // max_length defaults to 20.
+    folder.files.remove("generation_config.json");
+    let imported = marian(&folder, &ImportOptions::default()).unwrap();
+    assert_eq!(imported.config.generation.max_length, Some(20));
+    assert!(imported.config.generation.forced_eos);
+}
+
+/// A pytorch_model.bin whose pickle would run `os.system` is refused, naming what it calls,
+/// and nothing runs (tests/fixtures/pickle, made by Python's own pickle).
+#[test]
+fn a_pickle_that_would_run_code_is_refused() {
+    let mut folder = hub_folder("pytorch_model.bin");
+    let evil =
+        std::fs::read(common::repo().join("tests/fixtures/pickle/reduce_os_system.bin")).unwrap();
+    folder.files.insert("pytorch_model.bin".into(), evil);
+    let error = marian(&folder, &ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("posix.system"), "{error}");
 }

@@ -9,7 +9,7 @@ use clap::Args;
 
 use crate::files::folder::ModelFolder;
 use crate::files::weights::{expected_tensors, save_weights};
-use crate::import::{marian, ImportOptions};
+use crate::import::{marian, CheckpointDir, ImportOptions};
 use crate::model::config::{Activation, PositionalLayout, SpecialIds};
 use crate::model::Transformer;
 use crate::text::{tokenizer_json, Granularity, TextTokenizer, SPECIAL_TOKENS, WORD_START};
@@ -41,8 +41,9 @@ pub(super) struct ImportArgs {
 #[derive(Args)]
 pub(super) struct RandomArgs {
     /// `opus-mt` (opus-mt-en-zh's shape: d_model 512, 6+6 layers, 8 heads, d_ff 2048,
-    /// vocabulary 65,001, Marian's options), `base` (the paper's base model, vocabulary
-    /// 32,000), or `views` (6+6 layers of 8 heads at d_model 64 and the donor's own
+    /// vocabulary 65,001, Marian's options), `tc-big` (opus-mt-tc-big's: d_model 1024, 6+6
+    /// layers, 16 heads, d_ff 4096, vocabulary 57,000 a side), `base` (the paper's base model,
+    /// vocabulary 32,000), or `views` (6+6 layers of 8 heads at d_model 64 and the donor's own
     /// vocabularies: as many attention maps as opus-mt, quick to run).
     preset: String,
     /// Output model folder.
@@ -80,7 +81,7 @@ pub(super) fn import(args: ImportArgs) -> Result<()> {
         half,
         example,
     };
-    let imported = marian(&dir, &options)?;
+    let imported = marian(&CheckpointDir(&dir), &options)?;
     // The folder must load before it is written.
     LoadedModel::load(imported.folder.files(), &Device::flex())?;
     imported.folder.write(&out)?;
@@ -109,19 +110,21 @@ struct Preset {
     vocab: Option<usize>,
     d_model: usize,
     d_ff: usize,
+    heads: usize,
     /// Marian's options (biases, swish, tied output, sines-first positions).
     marian: bool,
 }
 
 impl Preset {
     fn named(name: &str) -> Result<Self> {
-        let (vocab, d_model, d_ff, marian) = match name {
-            "opus-mt" => (Some(65_001), 512, 2048, true),
-            "base" => (Some(32_000), 512, 2048, false),
-            "views" => (None, 64, 128, true),
+        let (vocab, d_model, d_ff, heads, marian) = match name {
+            "opus-mt" => (Some(65_001), 512, 2048, 8, true),
+            "tc-big" => (Some(57_000), 1024, 4096, 16, true),
+            "base" => (Some(32_000), 512, 2048, 8, false),
+            "views" => (None, 64, 128, 8, true),
             other => {
                 return Err(Error::Usage(format!(
-                    "unknown preset {other:?}: use opus-mt, base or views"
+                    "unknown preset {other:?}: use opus-mt, tc-big, base or views"
                 )))
             }
         };
@@ -129,6 +132,7 @@ impl Preset {
             vocab,
             d_model,
             d_ff,
+            heads,
             marian,
         })
     }
@@ -145,7 +149,7 @@ impl Preset {
         config.name = format!("random-{name}");
         config.description = format!("Random weights, {name} size: for timing only");
         config.d_model = self.d_model;
-        config.n_heads = 8;
+        config.n_heads = self.heads;
         config.n_encoder_layers = 6;
         config.n_decoder_layers = 6;
         config.d_ff = self.d_ff;

@@ -58,6 +58,11 @@ fn one_of_each() -> Vec<Error> {
         Error::Import("unknown layer".into()),
         Error::Training("no examples".into()),
         Error::HeadSpec("cross:9".into()),
+        Error::TooBig {
+            needed_mb: 5200,
+            params_m: 1200,
+            limit_mb: 4032,
+        },
     ];
     all.extend(json.map(Error::Json));
     all
@@ -76,7 +81,7 @@ fn every_variant_has_its_own_key_and_names_its_params() {
     let all = one_of_each();
     // Listing every variant without a wildcard: a new variant fails to compile here until it
     // has an example above.
-    let mut seen = [false; 29];
+    let mut seen = [false; 30];
     for error in &all {
         let index = match error {
             Error::NotUtf8 { .. } => 0,
@@ -108,6 +113,7 @@ fn every_variant_has_its_own_key_and_names_its_params() {
             Error::Import(_) => 26,
             Error::Training(_) => 27,
             Error::HeadSpec(_) => 28,
+            Error::TooBig { .. } => 29,
         };
         seen[index] = true;
     }

@@ -4,6 +4,7 @@
 //! checked before use.
 
 pub mod folder;
+pub mod memory;
 pub mod timeline;
 pub mod walk;
 pub mod weights;

@@ -1,15 +1,15 @@
 //! The MarianMT checkpoint's config and joint vocabulary, checked, as attnscope's config.
 
-use std::path::Path;
-
 use serde_json::Value;
 
+use super::generation::generation;
 use super::tokenizer::spm_tokenizer_json;
 use super::weights::convert_weights;
-use super::{fail, read, read_json, ImportOptions, Imported};
+use super::{fail, read_json, Checkpoint, ImportOptions, Imported};
 use crate::error::Result;
 use crate::files::folder::ModelFolder;
 use crate::model::config::{Activation, ModelConfig, PositionalLayout, TokenizerRules};
+use crate::model::generation::Generation;
 use crate::text::spm::SentencePieceModel;
 
 /// The HF config's fields, with `MarianConfig`'s defaults where it has them.
@@ -40,15 +40,15 @@ struct Specials {
     eos: u32,
 }
 
-/// Convert the MarianMT folder `dir`.
-pub fn marian(dir: &Path, options: &ImportOptions) -> Result<Imported> {
-    let hf = HfConfig(read_json(dir, "config.json")?);
-    let (vocab_size, activation) = supported(dir, &hf)?;
-    let vocab = joint_vocab(dir, vocab_size)?;
+/// Convert the MarianMT folder `files`.
+pub fn marian(files: &dyn Checkpoint, options: &ImportOptions) -> Result<Imported> {
+    let hf = HfConfig(read_json(files, "config.json")?);
+    let (vocab_size, activation) = supported(files, &hf)?;
+    let vocab = joint_vocab(files, vocab_size)?;
     let ids = specials(&hf, &vocab)?;
     let mut notes = vec![];
     let mut tokenizer = |file: &str| -> Result<String> {
-        let spm = SentencePieceModel::from_bytes(&read(dir, file)?, file)?;
+        let spm = SentencePieceModel::from_bytes(&files.read(file)?, file)?;
         let (json, missing) = spm_tokenizer_json(&spm, &vocab, ids.unk, file)?;
         if missing > 0 {
             notes.push(format!(
@@ -59,9 +59,10 @@ pub fn marian(dir: &Path, options: &ImportOptions) -> Result<Imported> {
     };
     let src_tokenizer = tokenizer("source.spm")?;
     let tgt_tokenizer = tokenizer("target.spm")?;
-    let config = config(dir, &hf, options, &vocab, ids, activation)?;
+    let mut config = config(files, &hf, options, &vocab, ids, activation)?;
+    config.generation = generation(files, &hf.0, &config, &mut notes)?;
     config.validate()?;
-    let weights = convert_weights(&config, &read(dir, "model.safetensors")?, options.half)?;
+    let weights = convert_weights(&config, files, options.half)?;
     Ok(Imported {
         folder: ModelFolder {
             config: config.to_json()?.into_bytes(),
@@ -75,7 +76,7 @@ pub fn marian(dir: &Path, options: &ImportOptions) -> Result<Imported> {
 }
 
 /// Refuse what attnscope cannot run; the vocabulary size and the activation.
-fn supported(dir: &Path, hf: &HfConfig) -> Result<(usize, Activation)> {
+fn supported(files: &dyn Checkpoint, hf: &HfConfig) -> Result<(usize, Activation)> {
     if let Some(kind) = hf.0.get("model_type").and_then(Value::as_str) {
         if kind != "marian" {
             return Err(fail(format!(
@@ -83,7 +84,7 @@ fn supported(dir: &Path, hf: &HfConfig) -> Result<(usize, Activation)> {
             )));
         }
     }
-    if dir.join("target_vocab.json").exists() || hf.flag("separate_vocabs", false) {
+    if files.has("target_vocab.json") || hf.flag("separate_vocabs", false) {
         return Err(fail(
             "separate source and target vocabularies (target_vocab.json) are not supported",
         ));
@@ -115,8 +116,8 @@ fn supported(dir: &Path, hf: &HfConfig) -> Result<(usize, Activation)> {
 }
 
 /// The joint vocabulary (`vocab.json`), in id order: every id from 0 to `vocab_size` once.
-fn joint_vocab(dir: &Path, vocab_size: usize) -> Result<Vec<String>> {
-    let vocab_json = read_json(dir, "vocab.json")?;
+fn joint_vocab(files: &dyn Checkpoint, vocab_size: usize) -> Result<Vec<String>> {
+    let vocab_json = read_json(files, "vocab.json")?;
     let map = vocab_json
         .as_object()
         .ok_or_else(|| fail("vocab.json is not an object"))?;
@@ -176,7 +177,7 @@ fn specials(hf: &HfConfig, vocab: &[String]) -> Result<Specials> {
 
 /// attnscope's config for the checkpoint (post-norm, biased projections, sines-first table).
 fn config(
-    dir: &Path,
+    files: &dyn Checkpoint,
     hf: &HfConfig,
     options: &ImportOptions,
     vocab: &[String],
@@ -191,7 +192,7 @@ fn config(
     let name = options
         .name
         .clone()
-        .or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .or_else(|| files.folder_name())
         .unwrap_or_else(|| "marian".into());
     let first_code = vocab
         .iter()
@@ -230,5 +231,6 @@ fn config(
         n_decoder_heads: (decoder_heads != encoder_heads).then_some(decoder_heads),
         d_ff_decoder: (decoder_ff != encoder_ff).then_some(decoder_ff),
         tokenizer_rules: TokenizerRules::Marian,
+        generation: Generation::default(),
     })
 }

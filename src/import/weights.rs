@@ -1,10 +1,12 @@
 //! The checkpoint's tensors, renamed to attnscope's layout and checked.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use safetensors::{Dtype, SafeTensors};
 
-use super::fail;
+use super::torch::{read_state_dict, TorchDtype};
+use super::{fail, Checkpoint, WEIGHT_FILES};
 use crate::error::Result;
 use crate::files::weights::{expected_tensors, serialize, HostTensor};
 use crate::model::config::ModelConfig;
@@ -57,58 +59,121 @@ pub fn marian_name(name: &str) -> Vec<String> {
     }
 }
 
-/// A tensor's values as `f32`, whatever its stored dtype.
-fn values(view: &safetensors::tensor::TensorView<'_>, name: &str) -> Result<Vec<f32>> {
-    let bytes = view.data();
-    Ok(match view.dtype() {
-        Dtype::F32 => bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect(),
-        Dtype::F16 => bytes
-            .chunks_exact(2)
-            .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        Dtype::BF16 => bytes
-            .chunks_exact(2)
-            .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
-            .collect(),
-        other => {
-            return Err(fail(format!(
-                "model.safetensors: {name} has dtype {other:?} (F32, F16, BF16)"
-            )))
-        }
-    })
+/// One checkpoint tensor as stored: its element type, shape and little-endian bytes.
+struct Stored<'a> {
+    dtype: &'static str,
+    shape: Vec<usize>,
+    data: Cow<'a, [u8]>,
 }
 
-/// Rename and check every tensor; write attnscope's `model.safetensors`.
-pub(super) fn convert_weights(
-    config: &ModelConfig,
-    bytes: &[u8],
-    half_precision: bool,
-) -> Result<Vec<u8>> {
+impl Stored<'_> {
+    /// The values as `f32`, whatever the stored type (F32, F16, BF16).
+    fn values(&self, file: &str, name: &str) -> Result<Vec<f32>> {
+        let bytes = &self.data;
+        Ok(match self.dtype {
+            "F32" => bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+            "F16" => bytes
+                .chunks_exact(2)
+                .map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            "BF16" => bytes
+                .chunks_exact(2)
+                .map(|b| half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+                .collect(),
+            other => {
+                return Err(fail(format!(
+                    "{file}: {name} has dtype {other} (F32, F16, BF16)"
+                )))
+            }
+        })
+    }
+}
+
+/// The tensors of `model.safetensors`, borrowing its bytes.
+fn safetensors_tensors(bytes: &[u8]) -> Result<HashMap<String, Stored<'_>>> {
     let file =
         SafeTensors::deserialize(bytes).map_err(|e| fail(format!("model.safetensors: {e}")))?;
-    let available: HashMap<String, _> = file.tensors().into_iter().collect();
+    Ok(file
+        .tensors()
+        .into_iter()
+        .map(|(name, view)| {
+            let dtype = match view.dtype() {
+                Dtype::F32 => "F32",
+                Dtype::F16 => "F16",
+                Dtype::BF16 => "BF16",
+                _ => "another type",
+            };
+            let stored = Stored {
+                dtype,
+                shape: view.shape().to_vec(),
+                data: Cow::Borrowed(view.data()),
+            };
+            (name, stored)
+        })
+        .collect())
+}
+
+/// The tensors of `pytorch_model.bin` (a `torch.save` state dict, read without running it).
+fn torch_tensors(bytes: &[u8]) -> Result<HashMap<String, Stored<'static>>> {
+    let tensors = read_state_dict(bytes).map_err(|e| fail(e.to_string()))?;
+    Ok(tensors
+        .into_iter()
+        .map(|t| {
+            let dtype = match t.dtype {
+                TorchDtype::F32 => "F32",
+                TorchDtype::F16 => "F16",
+                TorchDtype::BF16 => "BF16",
+                other => other.name(),
+            };
+            let stored = Stored {
+                dtype,
+                shape: t.shape,
+                data: Cow::Owned(t.data),
+            };
+            (t.name, stored)
+        })
+        .collect())
+}
+
+/// Rename and check every tensor of the folder's weights (the first of [`WEIGHT_FILES`] it
+/// has); write attnscope's `model.safetensors`.
+pub(super) fn convert_weights(
+    config: &ModelConfig,
+    files: &dyn Checkpoint,
+    half_precision: bool,
+) -> Result<Vec<u8>> {
+    let file = WEIGHT_FILES
+        .into_iter()
+        .find(|name| files.has(name))
+        .ok_or_else(|| fail(format!("the folder has none of {WEIGHT_FILES:?}")))?;
+    let bytes = files.read(file)?;
+    let available = if file == "pytorch_model.bin" {
+        torch_tensors(&bytes)?
+    } else {
+        safetensors_tensors(&bytes)?
+    };
     let mut out = vec![];
     for (name, shape) in expected_tensors(config) {
         let sources = marian_name(&name);
         let found = sources
             .iter()
-            .find_map(|source| available.get(source).map(|view| (source, view)));
+            .find_map(|source| available.get(source).map(|stored| (source, stored)));
         let data = match found {
-            Some((source, view)) => {
+            Some((source, stored)) => {
                 let expected: usize = shape.iter().product();
-                let data = values(view, source)?;
+                let data = stored.values(file, source)?;
                 if data.len() != expected {
                     return Err(fail(format!(
-                        "model.safetensors: {source} has shape {:?}, {name} needs {shape:?}",
-                        view.shape()
+                        "{file}: {source} has shape {:?}, {name} needs {shape:?}",
+                        stored.shape
                     )));
                 }
                 if data.iter().any(|v| !v.is_finite()) {
                     return Err(fail(format!(
-                        "model.safetensors: {source} holds NaN or infinite values"
+                        "{file}: {source} holds NaN or infinite values"
                     )));
                 }
                 data
@@ -117,7 +182,7 @@ pub(super) fn convert_weights(
             None if name == "projection.bias" => vec![0.0; shape.iter().product()],
             None => {
                 return Err(fail(format!(
-                    "model.safetensors has none of {sources:?} (for {name}){}",
+                    "{file} has none of {sources:?} (for {name}){}",
                     if name == "projection.weight" {
                         "; config.json says tie_word_embeddings false"
                     } else {

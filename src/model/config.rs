@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::generation::Generation;
 use crate::error::{Error, Result};
 
 /// Largest accepted `d_model`, `d_ff`, `max_len`: bounds what a hostile config can make us allocate.
@@ -100,6 +101,10 @@ pub struct ModelConfig {
     /// The rules the tokenizers apply around their HF `tokenizers` pipeline.
     #[serde(default, skip_serializing_if = "TokenizerRules::is_plain")]
     pub tokenizer_rules: TokenizerRules,
+    /// How the model asks to be decoded (an imported checkpoint's `generation_config.json`).
+    /// Absent: the positional table's length, no forced `</s>`, no bad words.
+    #[serde(default, skip_serializing_if = "Generation::is_default")]
+    pub generation: Generation,
 }
 
 /// What the tokenizers do besides running their `tokenizer.json`.
@@ -228,11 +233,6 @@ impl ModelConfig {
             bos: self.bos_id,
             eos: self.eos_id,
         }
-    }
-
-    /// Target ids a translation never contains, so decoding never chooses them: `<pad>`, `<s>`.
-    pub fn never_generated(&self) -> [u32; 2] {
-        [self.pad_id, self.bos_id]
     }
 
     /// The one rule for fitting source ids into `max_len`: the first `max_len - 1` of `ids`,

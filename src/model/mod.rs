@@ -9,6 +9,7 @@
 pub mod ablation;
 mod attention;
 pub mod config;
+pub mod generation;
 mod layers;
 pub mod masks;
 pub mod positional;

@@ -2,6 +2,7 @@
 //! their tokenizers came out at.
 
 use super::config::{Activation, ModelConfig, PositionalLayout, SpecialIds, TokenizerRules};
+use super::generation::Generation;
 
 impl ModelConfig {
     /// The `en-zh` model: English subwords in, Chinese characters out, pre-norm.
@@ -36,6 +37,7 @@ impl ModelConfig {
             n_decoder_heads: None,
             d_ff_decoder: None,
             tokenizer_rules: TokenizerRules::Plain,
+            generation: Generation::default(),
         }
     }
 

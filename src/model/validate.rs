@@ -39,7 +39,8 @@ impl ModelConfig {
     pub fn validate(&self) -> Result<()> {
         self.validate_shape()?;
         self.validate_numbers()?;
-        self.validate_ids()
+        self.validate_ids()?;
+        self.validate_generation()
     }
 
     /// Widths, heads, layers, lengths and vocabulary sizes.

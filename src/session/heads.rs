@@ -232,13 +232,15 @@ pub async fn greedy(
     let mut current = vec![config.bos_id; sources.len()];
     let mut produced: Vec<Vec<u32>> = vec![vec![]; sources.len()];
     let mut done = vec![false; sources.len()];
-    for position in 0..config.max_len.saturating_sub(1) {
+    for position in 0..config.output_limit().saturating_sub(1) {
         let rows: Vec<&[u32]> = current.iter().map(std::slice::from_ref).collect();
         let tokens = padded(&rows, config.pad_id, &device); // [batch, 1]
         let output = model.decode_step(tokens, position, &cross, &encoded.padding_mask, &mut cache);
         let logits = read_back(vec![flat(output.logits)]).await?.concat(); // [batch × vocab]
         for (row, scores) in logits.chunks(config.tgt_vocab_size).enumerate() {
-            let id = next_token(scores, &never, &Sampling::Greedy, &mut rng);
+            let id = config
+                .forced_next(position + 1)
+                .unwrap_or_else(|| next_token(scores, &never, &Sampling::Greedy, &mut rng));
             if !done[row] {
                 produced[row].push(id);
                 done[row] = id == config.eos_id;

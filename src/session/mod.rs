@@ -179,7 +179,7 @@ impl Session {
     fn finish_reason(config: &ModelConfig, trace: &Trace) -> Option<&'static str> {
         if trace.steps.last().map(|s| s.id) == Some(config.eos_id) {
             Some("the end token was produced")
-        } else if trace.tgt_ids.len() >= config.max_len {
+        } else if trace.tgt_ids.len() >= config.output_limit() {
             Some("the output reached the model's maximum length")
         } else {
             None

@@ -43,3 +43,17 @@ impl Session {
         })
     }
 }
+
+impl Session {
+    /// The target-language codes of the source vocabulary (`>>cmn_Hans<<`, …), in id order: a
+    /// multi-target Marian model writes the language whose code starts the text. Empty for a
+    /// model with one target language.
+    pub fn language_codes(&self) -> Vec<String> {
+        let tokenizer = &self.loaded.src_tokenizer;
+        (0..tokenizer.vocab_size() as u32)
+            .filter_map(|id| tokenizer.token(id))
+            .filter(|piece| piece.len() > 4 && piece.starts_with(">>") && piece.ends_with("<<"))
+            .map(str::to_string)
+            .collect()
+    }
+}

@@ -33,6 +33,7 @@ impl Session {
             return Err(Error::Finished(reason));
         }
         let position = trace.rows();
+        let length = trace.tgt_ids.len();
         let input = self.ids_tensor(&trace.tgt_ids[position..], 1);
         let state = self.state.as_mut().ok_or(Error::NotStarted)?;
         let saved_cache = state.cache.clone();
@@ -70,12 +71,14 @@ impl Session {
         let cross_row = data.collect::<Vec<_>>().concat();
         let id = match forced {
             Some(id) => id,
-            None => next_token(
-                &logits,
-                &config.never_generated(),
-                &self.sampling,
-                &mut self.rng,
-            ),
+            None => config.forced_next(length).unwrap_or_else(|| {
+                next_token(
+                    &logits,
+                    &config.never_generated(),
+                    &self.sampling,
+                    &mut self.rng,
+                )
+            }),
         };
         let step = Step {
             position,

@@ -8,15 +8,14 @@
 //!
 //! This file is the runtime half (loading, encoding, display), which ships in the wasm module;
 //! `checks` vets untrusted files before `tokenizers` sees them, `marian` holds the Marian rules,
-//! `base64` is the one codec. Native only: `build` (tokenizers for training) and `spm`
-//! (SentencePiece model files, for `attnscope import marian`).
+//! `base64` is the one codec, `spm` reads SentencePiece model files (for the Marian import, in
+//! the CLI and in the page). Native only: `build` (tokenizers for training).
 
 pub mod base64;
 #[cfg(not(target_arch = "wasm32"))]
 mod build;
 mod checks;
 mod marian;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod spm;
 
 #[cfg(not(target_arch = "wasm32"))]

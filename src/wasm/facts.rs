@@ -24,3 +24,21 @@ pub fn max_beam_width() -> u32 {
 pub fn default_focus() -> Result<JsValue, JsError> {
     to_js(&Focus::DEFAULT)
 }
+
+/// The files of a Hugging Face MarianMT folder that `importMarian` reads: `{required,
+/// optional, weights}` (weights: the accepted files, the first found is used).
+#[wasm_bindgen(js_name = marianFileNames)]
+pub fn marian_file_names() -> Result<JsValue, JsError> {
+    use crate::import::{OPTIONAL_FILES, REQUIRED_FILES, WEIGHT_FILES};
+    #[derive(serde::Serialize)]
+    struct Names {
+        required: [&'static str; 4],
+        optional: [&'static str; 2],
+        weights: [&'static str; 2],
+    }
+    to_js(&Names {
+        required: REQUIRED_FILES,
+        optional: OPTIONAL_FILES,
+        weights: WEIGHT_FILES,
+    })
+}

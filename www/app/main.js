@@ -12,8 +12,10 @@ import { createClient } from './client.js';
 import { applyLink, copyLink, updateLink } from './links.js';
 import { handleError, showBackend, showMessage, showProgress } from './messages.js';
 import { loadFailed, modelOption, modelTitle, openLocalModel, showModelDescription, switchModel } from './models.js';
+import { wireLanguages } from './target-language.js';
 import { createOpenModel } from './open-model.js';
 import { createPanels } from './panels.js';
+import { recover } from './recovery.js';
 import { renderAll, renderStepButtons } from './render.js';
 import { addExportButtons, labelExportButtons, leaveSavedTrace, openSavedTrace, saveTrace, showSavedMode } from './saved.js';
 import { call, parts, state } from './store.js';
@@ -21,6 +23,7 @@ import { call, parts, state } from './store.js';
 /** The model, sampling and beam controls. */
 function wireDecoding() {
   $('source-input').addEventListener('input', onInput);
+  wireLanguages();
   $('model-select').addEventListener('change', (e) => switchModel(e.target.value));
   $('backend-select').addEventListener('change', async (e) => {
     const result = await call('setBackend', { backend: e.target.value, text: $('source-input').value }).catch(handleError);
@@ -159,7 +162,7 @@ async function main() {
     onProgress: showProgress,
     onBackend: showBackend,
     onRefresh: (result) => showAnswer(result, null),
-    onFailure: showMessage,
+    onDeath: recover,
   });
   parts.views = createPanels();
   parts.lesson = createLesson({

@@ -21,8 +21,11 @@ export function clearMessageUnlessInfo() {
   if (!$('message').classList.contains('info')) clearMessage();
 }
 
-/** A download's progress: in the loading bar, or in the badge for the WebGPU module once the page works. */
-export function showProgress({ label, loaded, total }) {
+/**
+ * A download's progress: in the loading bar, or in the badge for the WebGPU module once the page
+ * works. `phase: 'convert'`: a Hugging Face folder, read, is being converted (no bytes to count).
+ */
+export function showProgress({ label, loaded, total, phase }) {
   if (state.config && /WebGPU/.test(label)) {
     // The page already works on the CPU: report the WebGPU module's download in the badge.
     $('backend-badge').textContent = t('backend.loadingWebgpu', { percent: total ? Math.round((100 * loaded) / total) : '…' });
@@ -32,7 +35,7 @@ export function showProgress({ label, loaded, total }) {
   const fraction = total ? Math.min(1, loaded / total) : 0.5;
   $('progress-bar').style.width = `${Math.round(fraction * 100)}%`;
   const size = total ? t('loading.size', { loaded: (loaded / 1e6).toFixed(1), total: (total / 1e6).toFixed(1) }) : '';
-  $('progress-text').textContent = t('loading.progress', { label, size });
+  $('progress-text').textContent = phase === 'convert' ? t('loading.converting', { label }) : t('loading.progress', { label, size });
 }
 
 /** The worker's backend news: the badge, and its note ({ key, params } or null) as a message. */

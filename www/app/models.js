@@ -12,6 +12,7 @@ import { $, el, option } from '../ui/dom.js';
 import { language, messageText, t } from '../ui/i18n.js';
 import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
 import { headsForModel } from './heads.js';
+import { languagesForModel } from './target-language.js';
 import { LOCAL_MODEL_PREFIX } from './links.js';
 import { clearMessage, clearMessageUnlessInfo, failureText, handleError, showMessage } from './messages.js';
 import { markSnapshot, whenDrawn } from './render.js';
@@ -66,6 +67,7 @@ function showModel(model, info) {
   state.stages = null;
   state.analysis = null;
   headsForModel(info);
+  languagesForModel(info.languages);
   // A fresh worker holds the shipped weights: the final snapshot.
   state.timeline = info.timeline;
   state.snapshot = info.timeline ? info.timeline.snapshots.length - 1 : 0;
@@ -84,6 +86,7 @@ function showModel(model, info) {
   $('loading').hidden = true;
   clearMessage();
   if (info.timelineNote) showMessage(messageText(info.timelineNote), 'info');
+  if (info.notes?.length) showMessage(t('openModel.importNotes', { notes: info.notes.join(' · ') }), 'info');
 }
 
 /** What the page says when `model` did not load because of `error` (a text). */

@@ -40,8 +40,9 @@ function dropComparison() {
 
 /**
  * args: { model, backend, text }: load the model in the CPU session; WebGPU warms up on `text`
- * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads } (`about`: a local folder's
- * about.json, or null; `heads`: the folder's heads.json, or null).
+ * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads, notes, languages }
+ * (`about`: a local folder's about.json, or null; `heads`: the folder's heads.json, or null; `notes`: what
+ * importing a Hugging Face folder did not apply; `languages`: a multi-target model's `>>code<<` tokens).
  */
 async function init(args) {
   await loadCpuModule();
@@ -58,8 +59,9 @@ async function init(args) {
   } catch (error) {
     timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
   }
-  const { about, heads } = model;
-  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote, about, heads };
+  const { about, heads, notes } = model;
+  const languages = cpu.languageCodes();
+  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote, about, heads, notes, languages };
 }
 
 /**

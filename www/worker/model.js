@@ -4,6 +4,7 @@
 // (www/worker/model-folder.js reads them here); it has no index entry, no content hashes and no
 // timeline.
 import { cachedFile } from './cache.js';
+import { importHuggingFace, isHuggingFaceFolder } from './hugging-face.js';
 import { progress } from './messages.js';
 import { HEADS_FILE, parseHeads, pickModelFiles, readAbout, readHeads, readModelFiles } from './model-folder.js';
 import { modelFileNames, sessionClass } from './modules.js';
@@ -16,11 +17,13 @@ export const model = {
   timeline: null, // its training timeline (www/worker/training.js loadTimeline), or null
   about: null, // a local folder's about.json (readAbout), or null; a shipped model's is in its entry
   heads: null, // its heads.json (parseHeads): each head's roles and held-out importance, or null
+  notes: [], // what importing a Hugging Face folder did not apply (English), or none
 };
 
 /** Read `entry`'s files: a local model's from its File objects, another's through the cache. */
 export async function loadModel(entry) {
   model.entry = entry;
+  model.notes = [];
   model.files = entry.local ? await readLocalModel() : await downloadModel();
   model.about = entry.local ? await readAbout(entry.sources) : null;
   model.heads = entry.local ? await readHeads(entry.sources) : await downloadHeads();
@@ -58,9 +61,17 @@ async function downloadModel() {
   return out;
 }
 
-/** A local model's files, picked by name from the File objects the page sent and read here. */
-function readLocalModel() {
+/**
+ * A local model's files, picked by name from the File objects the page sent and read here; a
+ * Hugging Face folder is converted on the way (its notes kept in model.notes).
+ */
+async function readLocalModel() {
   const { entry } = model;
+  if (isHuggingFaceFolder(entry.sources)) {
+    const { files, notes } = await importHuggingFace(entry.sources, entry.folder, progress);
+    model.notes = notes;
+    return files;
+  }
   return readModelFiles(pickModelFiles(entry.sources, modelFileNames()), entry.folder, progress);
 }
 

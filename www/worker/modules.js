@@ -6,13 +6,15 @@ import initCpu, {
   Session as CpuSession,
   chooseBackend,
   defaultFocus,
+  importMarian,
+  marianFileNames,
   maxBeamWidth,
   modelFileNames,
 } from '../pkg/cpu/attnscope.js';
 import { moduleBytes } from './cache.js';
 import { progress } from './messages.js';
 
-export { chooseBackend, modelFileNames };
+export { chooseBackend, importMarian, marianFileNames, modelFileNames };
 
 const loaded = {
   cpu: null, // the CPU module's exports (its memory), once loaded

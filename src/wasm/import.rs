@@ -1,0 +1,49 @@
+//! `importMarian`: a Hugging Face MarianMT folder, as the person opened it in the page, made
+//! into attnscope's four model files by the same importer as `attnscope import marian`
+//! ([`crate::import`]). The worker hands over the files it read; nothing is written anywhere.
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+use super::js_error;
+use crate::import::{marian, CheckpointFiles, ImportOptions};
+
+/// Convert the folder `folder` (its name, or undefined for loose files) whose files are
+/// `names[i]` ↔ `files[i]`. Answers `{ config, weights, srcTokenizer, tgtTokenizer }` (bytes,
+/// as `Session.create` takes them) and `notes` (what the import did not apply, in English).
+#[wasm_bindgen(js_name = importMarian)]
+pub fn import_marian(
+    folder: Option<String>,
+    names: Vec<String>,
+    files: Vec<Uint8Array>,
+) -> Result<JsValue, JsError> {
+    super::constructors::run_once();
+    let mut checkpoint = CheckpointFiles {
+        folder,
+        ..CheckpointFiles::default()
+    };
+    for (name, bytes) in names.into_iter().zip(files) {
+        checkpoint.files.insert(name, bytes.to_vec());
+    }
+    let imported = marian(&checkpoint, &ImportOptions::default()).map_err(js_error)?;
+    // The checkpoint's bytes go before the model's are copied out.
+    drop(checkpoint);
+    let out = Object::new();
+    let folder = imported.folder;
+    let set = |key: &str, value: &JsValue| Reflect::set(&out, &key.into(), value).map(|_| ());
+    let bytes = |data: &[u8]| JsValue::from(Uint8Array::from(data));
+    let written = set("config", &bytes(&folder.config))
+        .and_then(|()| set("weights", &bytes(&folder.weights)))
+        .and_then(|()| set("srcTokenizer", &bytes(&folder.src_tokenizer)))
+        .and_then(|()| set("tgtTokenizer", &bytes(&folder.tgt_tokenizer)))
+        .and_then(|()| {
+            let notes: Array = imported
+                .notes
+                .iter()
+                .map(|n| JsValue::from(n.as_str()))
+                .collect();
+            set("notes", &notes.into())
+        });
+    written.map_err(|_| JsError::new("could not build the imported model's files"))?;
+    Ok(out.into())
+}

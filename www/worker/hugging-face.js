@@ -1,0 +1,46 @@
+// A Hugging Face MarianMT folder as the hub gives it (config.json, source.spm, target.spm,
+// vocab.json, the weights as model.safetensors or pytorch_model.bin, and optionally
+// generation_config.json and tokenizer_config.json), made into attnscope's four model files here
+// in the worker by the wasm module's importer (the same code as `attnscope import marian`). The
+// files are read, converted and dropped; nothing is written anywhere.
+import { FolderProblem, readModelFiles } from './model-folder.js';
+import { importMarian, marianFileNames } from './modules.js';
+
+/** Whether `entries` ([{ file, path }]) look like a Hugging Face Marian folder rather than attnscope's. */
+export function isHuggingFaceFolder(entries) {
+  const names = new Set(entries.map((entry) => entry.file.name));
+  return names.has('source.spm') || (names.has('vocab.json') && !names.has('src_tokenizer.json'));
+}
+
+/** The files of `entries` the importer reads, by name: the required ones, the first weights file found, the optional ones. */
+function pickHuggingFaceFiles(entries) {
+  const { required, optional, weights } = marianFileNames();
+  const byName = (name) => entries.filter((entry) => entry.file.name === name);
+  const picked = {};
+  const missing = [];
+  const take = (name) => {
+    const found = byName(name);
+    if (found.length > 1) throw new FolderProblem('openModel.twice', { file: name, paths: found.map((entry) => entry.path) });
+    if (found.length) picked[name] = found[0].file;
+    return found.length > 0;
+  };
+  for (const name of required) if (!take(name)) missing.push(name);
+  if (!weights.some(take)) missing.push(weights.join(' / '));
+  for (const name of optional) take(name);
+  if (missing.length) throw new FolderProblem('openModel.missingHf', { files: missing });
+  return picked;
+}
+
+/**
+ * Read and convert a Hugging Face folder: { files: { config, weights, srcTokenizer, tgtTokenizer },
+ * notes: [English text] }. `onProgress` gets the reading's bytes, then { label, phase: 'convert' }.
+ */
+export async function importHuggingFace(entries, folder, onProgress) {
+  const picked = pickHuggingFaceFiles(entries);
+  const read = await readModelFiles(picked, folder, onProgress);
+  onProgress({ label: folder || 'Hugging Face', loaded: 0, total: 0, phase: 'convert' });
+  const names = Object.keys(read);
+  const imported = importMarian(folder ?? undefined, names, names.map((name) => read[name]));
+  const { notes, ...files } = imported;
+  return { files, notes };
+}
