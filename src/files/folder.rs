@@ -114,8 +114,7 @@ impl LoadedModel {
     }
 }
 
-/// The four files of a model folder, read into memory (native only).
-#[cfg(not(target_arch = "wasm32"))]
+/// The four files of a model folder, in memory (read from disk natively, or made by an import).
 #[derive(Clone, Debug)]
 pub struct ModelFolder {
     /// `config.json`.
@@ -153,7 +152,7 @@ pub fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> Result<()> {
 
 #[cfg(not(target_arch = "wasm32"))]
 impl ModelFolder {
-    /// Read the four files.
+    /// Read the four files (native only).
     pub fn read(dir: &std::path::Path) -> Result<Self> {
         let read = |name: &str| read_file(&dir.join(name));
         Ok(Self {
@@ -164,14 +163,16 @@ impl ModelFolder {
         })
     }
 
-    /// Write the four files into `dir`.
+    /// Write the four files into `dir` (native only).
     pub fn write(&self, dir: &std::path::Path) -> Result<()> {
         write(dir, FILE_NAMES.config, &self.config)?;
         write(dir, FILE_NAMES.weights, &self.weights)?;
         write(dir, FILE_NAMES.src_tokenizer, &self.src_tokenizer)?;
         write(dir, FILE_NAMES.tgt_tokenizer, &self.tgt_tokenizer)
     }
+}
 
+impl ModelFolder {
     /// Borrow as [`ModelFiles`].
     pub fn files(&self) -> ModelFiles<'_> {
         ModelFiles {

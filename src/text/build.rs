@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use tokenizers::models::bpe::{BpeTrainerBuilder, BPE};
 use tokenizers::{AddedToken, Trainer};
 
-use super::{Granularity, TextTokenizer, SPECIAL_TOKENS};
+use super::{tokenizer_document, Granularity, TextTokenizer, SPECIAL_TOKENS};
 use crate::error::{Error, Result};
 use crate::model::config::SpecialIds;
 
@@ -70,22 +70,6 @@ pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
     let model = json!({"type": "WordLevel", "vocab": vocab, "unk_token": SPECIAL_TOKENS[1]});
     serde_json::to_string_pretty(&tokenizer_document(normalizer, pre_tokenizer, model))
         .unwrap_or_default()
-}
-
-/// A `tokenizer.json` document with the parts attnscope's loader accepts: these three, and no
-/// added tokens, post-processor, decoder, truncation or padding.
-pub fn tokenizer_document(normalizer: Value, pre_tokenizer: Value, model: Value) -> Value {
-    json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": [],
-        "normalizer": normalizer,
-        "pre_tokenizer": pre_tokenizer,
-        "post_processor": null,
-        "decoder": null,
-        "model": model,
-    })
 }
 
 /// How pieces seen equally often are ordered: alphabetically, full-width punctuation as its

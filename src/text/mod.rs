@@ -15,11 +15,13 @@ pub mod base64;
 #[cfg(not(target_arch = "wasm32"))]
 mod build;
 mod checks;
+mod document;
 mod marian;
 pub mod spm;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use build::{build_tokenizer, tokenizer_document, tokenizer_json, FULL_WIDTH_PUNCTUATION};
+pub use build::{build_tokenizer, tokenizer_json, FULL_WIDTH_PUNCTUATION};
+pub use document::tokenizer_document;
 pub use marian::OUTSIDE_MODEL;
 
 use std::collections::HashMap;

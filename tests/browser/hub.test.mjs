@@ -117,12 +117,13 @@ test('a downloaded folder with pytorch_model.bin, by the folder picker: transfor
     // The codes of the vocabulary, named where the browser knows the language, the text's one chosen.
     assert.equal(await page.locator('#target-language-row').isVisible(), true);
     assert.deepEqual(await menu(page), [
-      ['>>cmn_Hans<<', 'Mandarin Chinese (Simplified) · cmn_Hans'],
-      ['>>cmn_Hant<<', 'Mandarin Chinese (Traditional) · cmn_Hant'],
+      ['>>cmn_Hans<<', 'Simplified Chinese · cmn_Hans'],
+      ['>>cmn_Hant<<', 'Traditional Chinese · cmn_Hant'],
       ['>>yue_Hans<<', 'Cantonese (Simplified) · yue_Hans'],
     ]);
     assert.equal(await page.locator('#target-language-select').inputValue(), '>>cmn_Hans<<');
     await page.locator('section[data-export="heatmap"]').screenshot({ path: `${ARTIFACTS}screenshots/hub-folder.png` });
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: `${ARTIFACTS}screenshots/hub-folder-page.png` });
 
     // Picking Cantonese rewrites the code at the start of the text and translates.
