@@ -3,17 +3,31 @@
 // worker not yet in use are held (backend news) or dropped (refreshes).
 //
 // Requests are { id, type, args }; replies { id, ok, result } or { id, ok: false, error, trap, problem }
-// (problem: { key, params } of www/ui/i18n, or null).
+// (problem: { key, params } of www/ui/i18n, or null; trap: 'RuntimeError: unreachable' when the
+// wasm instance trapped, else null).
 // Notices from the worker: { type: 'progress', label, loaded, total },
 // { type: 'backend', backend, preference, note, warming }, { type: 'refresh', result }.
+//
+// A worker dies of a trapped wasm instance (a trap reply: the instance is poisoned, nothing it
+// says afterwards can be trusted), of an uncaught error (its `error` event) or of a message that
+// cannot be read (`messageerror`). A dead worker is ended at once and every request it owed is
+// rejected (error.workerLost, with a problem the page can say). When the worker in use dies,
+// `onDeath(reason)` is told, so the page can start another (app/recovery.js); if a model was
+// loading in another worker just then, that one is left to finish: only if it fails is the page
+// told of the death.
 
-export function createClient({ onProgress, onBackend, onRefresh, onFailure }) {
+import { workerSpawned } from '../testing/hooks.js';
+
+export function createClient({ onProgress, onBackend, onRefresh, onDeath }) {
   let worker = null;
   let nextId = 1;
   const pending = new Map(); // id → { resolve, reject, worker }
   const heldBackend = new WeakMap(); // loading worker → its latest backend news
+  const dead = new WeakMap(); // ended worker → why it died (null: replaced)
+  let lost = null; // why the worker in use died, while a model loading in another may replace it
 
   function receive(from, msg) {
+    if (dead.has(from)) return;
     if (msg.type === 'progress') {
       onProgress(msg);
     } else if (msg.type === 'backend') {
@@ -21,6 +35,8 @@ export function createClient({ onProgress, onBackend, onRefresh, onFailure }) {
       else heldBackend.set(from, msg);
     } else if (msg.type === 'refresh') {
       if (from === worker) onRefresh(msg.result);
+    } else if (msg.ok === false && msg.trap) {
+      die(from, msg.trap);
     } else {
       const entry = pending.get(msg.id);
       if (!entry) return;
@@ -29,7 +45,6 @@ export function createClient({ onProgress, onBackend, onRefresh, onFailure }) {
         entry.resolve(msg.result);
       } else {
         const error = new Error(msg.error);
-        error.trap = msg.trap; // the wasm instance trapped: the worker is unusable
         error.problem = msg.problem; // what the page can say in its own words, or null
         entry.reject(error);
       }
@@ -40,27 +55,70 @@ export function createClient({ onProgress, onBackend, onRefresh, onFailure }) {
   function spawn() {
     const w = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module' });
     w.onmessage = (event) => receive(w, event.data);
-    w.onerror = (event) => onFailure(`The model worker failed: ${event.message || 'unknown error'}`);
+    w.onerror = (event) => {
+      event.preventDefault(); // handled here: the worker is replaced
+      die(w, event.message || 'an uncaught error');
+    };
+    w.onmessageerror = () => die(w, 'a message from the worker could not be read');
+    // The browser tests' requests for every new worker (none for a person: www/testing/hooks.js).
+    for (const [type, args] of workerSpawned()) call(type, args, w).catch(() => {});
     return w;
+  }
+
+  /** Reject what `w` still owes with `error(id)`. */
+  function rejectPending(w, error) {
+    for (const [id, entry] of pending) {
+      if (entry.worker === w) {
+        pending.delete(id);
+        entry.reject(error());
+      }
+    }
+  }
+
+  /** What a request to a dead worker is rejected with. */
+  function lostError(reason) {
+    const error = new Error(`the model's worker stopped (${reason})`);
+    error.workerLost = true;
+    error.problem = { key: 'recovery.requestLost', params: { error: reason } };
+    return error;
+  }
+
+  /** `w` died of `reason`: end it, settle what it owed, and tell the page if it was in use. */
+  function die(w, reason) {
+    if (dead.has(w)) return;
+    dead.set(w, reason);
+    w.terminate();
+    rejectPending(w, () => lostError(reason));
+    if (w === worker) {
+      worker = null;
+      lost = reason;
+    }
+    tellDeath();
+  }
+
+  /** Tell the page the worker in use died, unless a model loading in another worker may replace it. */
+  function tellDeath() {
+    if (lost == null || [...pending.values()].some((entry) => entry.worker !== worker)) return;
+    const reason = lost;
+    lost = null;
+    onDeath(reason);
   }
 
   /** End `w` and reject what it still owes. */
   function retire(w) {
     if (!w) return;
     w.terminate();
-    for (const [id, entry] of pending) {
-      if (entry.worker === w) {
-        pending.delete(id);
-        entry.reject(new Error('the worker was replaced'));
-      }
-    }
+    if (!dead.has(w)) dead.set(w, null);
+    rejectPending(w, () => new Error('the worker was replaced'));
     if (w === worker) worker = null;
+    tellDeath();
   }
 
   /** Make `w` the worker in use (ending the previous one) and show its backend news. */
   function adopt(w) {
     if (worker !== w) retire(worker);
     worker = w;
+    lost = null; // a dead worker's model was replaced by this one
     const news = heldBackend.get(w);
     heldBackend.delete(w);
     if (news) onBackend(news);
@@ -68,6 +126,10 @@ export function createClient({ onProgress, onBackend, onRefresh, onFailure }) {
 
   function call(type, args = {}, target = worker) {
     if (!target) return Promise.reject(new Error('the model is not loaded'));
+    if (dead.has(target)) {
+      const reason = dead.get(target);
+      return Promise.reject(reason == null ? new Error('the worker was replaced') : lostError(reason));
+    }
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject, worker: target });

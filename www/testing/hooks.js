@@ -1,16 +1,32 @@
 // What the browser tests and the benchmark read from the page, kept out of the page's own logic:
-//   window.__attnscope = { state, call, redraws }: the page state (www/app/store.js), the worker
-//     client's `call`, and every keystroke-to-redraw time;
+//   window.__attnscope = { state, call, redraws, workers, trapNewWorkers }: the page state
+//     (www/app/store.js), the worker client's `call`, every keystroke-to-redraw time, how many
+//     workers the page has started, and `trapNewWorkers(on, count)`: the next `count` workers
+//     trap on their first request of type `on` (a model that kills every worker it is loaded in);
 //   body[data-first-heatmap-ms]: when the first heatmap of the loaded model was drawn.
 
 const record = {
   redraws: [], // { ms: keystroke → redraw done (debounce included), computeMs, renderMs }
   keystrokeAt: new Map(), // generation → time of its keystroke
   firstHeatmapMs: null, // when the loaded model's first heatmap was drawn, or null before it is
+  workers: 0, // workers started so far
+  trapping: { on: null, count: 0 }, // the next `count` workers trap on their first `on` request
 };
 
 export function installHooks({ state, call }) {
-  window.__attnscope = { state, call, redraws: record.redraws };
+  const trapNewWorkers = (on, count) => {
+    record.trapping = { on, count };
+  };
+  window.__attnscope = { state, call, redraws: record.redraws, workers: () => record.workers, trapNewWorkers };
+}
+
+/** A worker was started: the hook requests it gets before any other, as [type, args] (none for a person). */
+export function workerSpawned() {
+  record.workers += 1;
+  const { on, count } = record.trapping;
+  if (!count) return [];
+  record.trapping.count -= 1;
+  return [['test:trap', { on }]];
 }
 
 export function keystroke(generation) {

@@ -6,15 +6,36 @@
 // Requests: { id, type, args }; the arguments stay apart from the envelope, so an argument named
 // like a field of it (a token's `id`) cannot replace it. Replies: { id, ok, result } or
 // { id, ok: false, error, trap, problem } (`problem`: { key, params } where the page has words of
-// its own for what went wrong).
-import { watchGpuDevices } from '../testing/worker-hooks.js';
+// its own for what went wrong; `trap`: 'RuntimeError: unreachable' when the wasm instance
+// trapped, else null).
+//
+// A trap (a panic, which panic=abort makes `unreachable`; an allocation that failed; a stack
+// exhausted) leaves the wasm instance half-way through a call: its memory and the borrow flags of
+// its objects are not to be trusted. From then on this worker answers every request with the same
+// trap, and the page replaces it (www/app/client.js, www/app/recovery.js).
+import { trapIfArmed, watchGpuDevices } from '../testing/worker-hooks.js';
 import { catchUp, hasModel, onDeviceLost } from './backends.js';
 import { handlers } from './handlers.js';
 import { errorText, post, problemOf, send } from './messages.js';
 import { enqueue, isStale, noteGeneration } from './queue.js';
 
-/** Requests answered before a model is loaded. */
-const WITHOUT_MODEL = new Set(['facts', 'init']);
+/** Requests answered before a model is loaded (the test hooks' traps are armed before `init`). */
+const WITHOUT_MODEL = new Set(['facts', 'init', 'test:trap', 'test:throwUncaught']);
+
+/** What a trap's message says, where the error is not a WebAssembly.RuntimeError of its own. */
+const TRAP_MESSAGE =
+  /unreachable|memory access out of bounds|out of memory|cannot allocate|allocation failed|call stack|too much recursion/i;
+
+/** The trap that stopped this worker's wasm instance ('RuntimeError: unreachable'), or null. */
+let stoppedBy = null;
+
+/** `error` as a trap ('Name: message'), or null when it is an ordinary failure. */
+function trapOf(error) {
+  const trapped =
+    error instanceof WebAssembly.RuntimeError ||
+    ((error instanceof RangeError || error?.name === 'InternalError') && TRAP_MESSAGE.test(error.message));
+  return trapped ? `${error.name}: ${error.message}` : null;
+}
 
 watchGpuDevices(onDeviceLost);
 
@@ -22,12 +43,15 @@ watchGpuDevices(onDeviceLost);
 async function handle({ id, type, args }, queued) {
   const handler = handlers[type];
   try {
+    if (stoppedBy) throw new Error(`the wasm instance stopped earlier (${stoppedBy})`);
     if (!handler) throw new Error(`unknown request ${type}`);
     if (!WITHOUT_MODEL.has(type) && !hasModel()) throw new Error('the model is not loaded');
     if (queued) await catchUp();
+    trapIfArmed(type);
     send({ id, ok: true, result: await handler(args) });
   } catch (error) {
-    post({ id, ok: false, error: errorText(error), trap: error instanceof WebAssembly.RuntimeError, problem: problemOf(error) });
+    stoppedBy ??= trapOf(error);
+    post({ id, ok: false, error: errorText(error), trap: stoppedBy, problem: stoppedBy ? null : problemOf(error) });
   }
 }
 

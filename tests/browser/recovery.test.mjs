@@ -1,0 +1,160 @@
+// A worker that dies (en-zh, CPU): the page starts another, loads the model again and comes back to
+// what it showed (the sentence, the steps, the focused head, the heads switched off), and says
+// what happened. The worker is killed on purpose through its test hooks (www/testing/): a real
+// WebAssembly.RuntimeError ('unreachable', what a panic is under panic=abort), at once or on the
+// next step the person asks for; an error no request catches (the worker's `error` event); and a
+// model that kills every worker it is loaded in, which the page gives up on after two restarts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ARTIFACTS, servePage, typeSettled, waitMessage, waitReady, waitTokenCount, withPage } from './harness.mjs';
+
+const site = servePage();
+const TEXT = 'I love eating apples.';
+const OUTPUT = '我爱吃苹果。';
+const restored = (error) =>
+  `The model's worker stopped (${error}); attnscope restarted it and reloaded en-zh. Your sentence and steps are back.`;
+
+const settled = (page) =>
+  page.waitForFunction(
+    () => document.body.dataset.ready === 'true' && window.__attnscope.state.shownGeneration === window.__attnscope.state.generation,
+  );
+
+/** What the person sees and would lose with the worker: compared before and after. */
+function shown(page) {
+  return page.evaluate(() => ({
+    input: document.getElementById('source-input').value,
+    tokens: [...document.querySelectorAll('#output-tokens .token')].map((t) => t.textContent),
+    stepper: [...document.querySelectorAll('#stepper .step-row .new-token')].map((t) => t.textContent),
+    status: document.getElementById('step-status').textContent,
+    kind: document.getElementById('kind-select').value,
+    layer: document.getElementById('layer-select').value,
+    head: document.getElementById('head-select').value,
+    backend: document.getElementById('backend-select').value,
+    off: window.__attnscope.state.ablation.spec,
+  }));
+}
+
+/** The message box: its text, and whether it is an error. */
+const message = (page) =>
+  page.evaluate(() => {
+    const box = document.getElementById('message');
+    return { text: box.hidden ? '' : box.textContent, error: !box.classList.contains('info') };
+  });
+
+/** Wait until the page is back from a restart: it says so, and shows an answer. */
+async function waitRestored(page, error) {
+  await page.waitForFunction((text) => document.getElementById('message').textContent === text, restored(error), { timeout: 60_000 });
+  await settled(page);
+}
+
+/** Type the running example, go back to <s> and step twice. */
+async function twoSteps(page) {
+  await waitReady(page);
+  await typeSettled(page, TEXT);
+  await page.waitForFunction((o) => document.body.dataset.output === o, OUTPUT);
+  await page.click('#step-reset');
+  await waitTokenCount(page, 1);
+  await settled(page);
+  for (const count of [2, 3]) {
+    await page.click('#step-forward');
+    await waitTokenCount(page, count);
+    await settled(page);
+  }
+}
+
+/** Look at decoder self-attention, layer 1, head 2. */
+async function focusHead(page) {
+  for (const [select, value] of [
+    ['#kind-select', 'decoderSelf'],
+    ['#layer-select', '1'],
+    ['#head-select', '2'],
+  ]) {
+    await page.selectOption(select, value);
+    await settled(page);
+  }
+}
+
+test('a trapped wasm instance: a new worker, the same sentence, steps and head, and a message', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+    await twoSteps(page);
+    await focusHead(page);
+    const before = await shown(page);
+    assert.deepEqual(before.tokens, ['<s>', '我', '爱']);
+    assert.equal(before.status, '2 tokens decoded');
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 1);
+
+    // The request the worker died on is settled, not left hanging.
+    const answer = await page.evaluate(() => window.__attnscope.call('test:trap').then(() => 'answered', (error) => error.message));
+    assert.equal(answer, "the model's worker stopped (RuntimeError: unreachable)");
+    await waitRestored(page, 'RuntimeError: unreachable');
+
+    assert.deepEqual(await message(page), { text: restored('RuntimeError: unreachable'), error: false });
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 2);
+    assert.equal(page.workers().length, 1, 'the dead worker was not ended');
+    assert.deepEqual(await shown(page), before);
+    assert.equal(await page.evaluate(() => document.body.dataset.model), 'en-zh');
+    await page.screenshot({ path: `${ARTIFACTS}screenshots/recovery.png` });
+    // The new worker carries on from there.
+    await page.click('#step-forward');
+    await waitTokenCount(page, 4);
+    await settled(page);
+    assert.deepEqual((await shown(page)).tokens, ['<s>', '我', '爱', '吃']);
+    assert.deepEqual(consoleErrors, []);
+  }),
+);
+
+test('a step the worker dies on: the steps before it come back, with the heads switched off', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu#off=cross:1:1,cross:2:0', async ({ page }) => {
+    await twoSteps(page);
+    await page.waitForFunction(() => document.getElementById('heads').dataset.busy === 'false');
+    const before = await shown(page);
+    assert.equal(before.off, 'cross:1:1,cross:2:0');
+    const ablated = () => page.locator('#heads .heads-ablated .token').allTextContents();
+    const report = await ablated();
+    assert.deepEqual(report, ['<s>', '我', '很']);
+
+    await page.evaluate(() => window.__attnscope.call('test:trap', { on: 'step' }));
+    await page.click('#step-forward');
+    await waitRestored(page, 'RuntimeError: unreachable');
+    await page.waitForFunction(() => document.getElementById('heads').dataset.busy === 'false');
+    assert.deepEqual(await shown(page), before, 'the step the worker died on is not tried again');
+    assert.deepEqual(await ablated(), report);
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 2);
+  }),
+);
+
+test("an error no request catches (the worker's error event): the same restart", { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page }) => {
+    await twoSteps(page);
+    await focusHead(page);
+    const before = await shown(page);
+    await page.evaluate(() => window.__attnscope.call('test:throwUncaught'));
+    await waitRestored(page, 'Uncaught Error: thrown on purpose (test)');
+    assert.deepEqual(await shown(page), before);
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 2);
+    assert.equal(page.workers().length, 1);
+  }),
+);
+
+test('a model that kills every new worker: two restarts, then the page says so and stops', { timeout: 240_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page }) => {
+    await waitReady(page);
+    // Each of the next two workers loads the model, then traps on its first sentence.
+    await page.evaluate(() => window.__attnscope.trapNewWorkers('translate', 2));
+    await page.evaluate(() => window.__attnscope.call('test:trap').catch(() => null));
+    const gaveUp =
+      "The model's worker stopped (RuntimeError: unreachable), and 2 restarts with en-zh in a row failed; " +
+      'attnscope has stopped trying. Choose another model, or reload the page.';
+    await waitMessage(page, /stopped trying/, 90_000);
+    await page.waitForTimeout(1000); // nothing restarts after it
+    assert.deepEqual(await message(page), { text: gaveUp, error: true });
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 3);
+    assert.equal(page.workers().length, 0, 'a worker is still running');
+    // The page is alive: another model loads and translates.
+    await page.selectOption('#model-select', 'date-iso');
+    await page.waitForFunction(() => document.body.dataset.model === 'date-iso' && document.body.dataset.ready === 'true', null, {
+      timeout: 60_000,
+    });
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 4);
+  }),
+);
