@@ -369,3 +369,32 @@ fn every_truncation_is_an_error() {
         }
     }
 }
+
+/// Writes the checkpoints built here as seeds of the torch_pickle fuzz target (they reach the
+/// ZIP64 extra fields, which torch writes only for files over 4 GiB). On demand:
+/// `cargo test --lib write_torch_fuzz_seeds -- --ignored` from the repository root.
+#[test]
+#[ignore]
+fn write_torch_fuzz_seeds() {
+    let dir = std::path::Path::new("fuzz/initial/torch_pickle");
+    let storages: Vec<_> = sample_storages()
+        .into_iter()
+        .zip([4, 2])
+        .map(|((k, d), s)| (k, d, s))
+        .collect();
+    std::fs::write(
+        dir.join("built_zip.bin"),
+        torch_zip(&sample(false), &sample_storages(), false),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("built_zip64.bin"),
+        torch_zip(&sample(false), &sample_storages(), true),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("built_legacy.bin"),
+        legacy_file(&sample(true), &storages),
+    )
+    .unwrap();
+}
