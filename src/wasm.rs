@@ -23,10 +23,12 @@ use crate::trace::AttentionKind;
 mod backend;
 mod facts;
 mod import;
+mod weights;
 
 use backend::webgpu_device;
 pub use backend::{backends, choose_backend, BACKENDS};
 pub use facts::{default_focus, marian_file_names, max_beam_width, model_file_names};
+pub use weights::{check_model_size, WeightsFile};
 
 // The static constructors that wasm-ld gathers into `__wasm_call_ctors` (cubecl registers its IR
 // dialect this way). Without an explicit call, wasm-ld treats the module as a "command" and wraps
@@ -122,12 +124,49 @@ impl WebSession {
             src_tokenizer: &src_tokenizer,
             tgt_tokenizer: &tgt_tokenizer,
         };
+        Self::open(files, device, backend)
+    }
+
+    /// Load a model on the CPU from weights streamed into this module ([`WeightsFile`]), so
+    /// that they are never held in JS as well; the file stays for later sessions.
+    #[wasm_bindgen(js_name = createCpu)]
+    pub fn create_cpu(
+        config: Vec<u8>,
+        weights: &WeightsFile,
+        src_tokenizer: Vec<u8>,
+        tgt_tokenizer: Vec<u8>,
+    ) -> Result<WebSession, JsError> {
+        constructors::run_once();
+        let files = ModelFiles {
+            config: &config,
+            weights: weights.as_bytes(),
+            src_tokenizer: &src_tokenizer,
+            tgt_tokenizer: &tgt_tokenizer,
+        };
+        Self::open(files, Device::flex(), "cpu")
+    }
+
+    fn open(
+        files: ModelFiles<'_>,
+        device: Device,
+        backend: &'static str,
+    ) -> Result<WebSession, JsError> {
         let session = crate::session::Session::load(files, device).map_err(js_error)?;
         Ok(WebSession {
             session,
             backend,
             focus: Focus::DEFAULT,
         })
+    }
+
+    /// A second session over the same weights, sharing them (the comparison view's): every head
+    /// on, no sentence.
+    pub fn twin(&self) -> WebSession {
+        WebSession {
+            session: self.session.twin(),
+            backend: self.backend,
+            focus: Focus::DEFAULT,
+        }
     }
 
     /// The target-language codes a multi-target model reads at the start of the text

@@ -66,6 +66,37 @@ fn load_config_regressions() {
     }
 }
 
+/// The torch_pickle target's inputs (fuzz/torch), and its seeds: tensors or a typed error.
+#[test]
+fn torch_pickle_regressions() {
+    let mut files = inputs("torch_pickle");
+    let seeds = common::repo().join("fuzz/initial/torch_pickle");
+    for entry in std::fs::read_dir(seeds).unwrap() {
+        let path = entry.unwrap().path();
+        files.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+    }
+    let mut read = 0;
+    for (name, data) in files {
+        if let Ok(tensors) = attnscope::import::read_state_dict(&data) {
+            read += 1;
+            for t in tensors {
+                let elements: usize = t.shape.iter().product();
+                assert_eq!(
+                    t.data.len(),
+                    elements * t.dtype.size(),
+                    "{name}: {}",
+                    t.name
+                );
+            }
+        }
+        eprintln!("torch_pickle/{name}: no panic");
+    }
+    assert_eq!(
+        read, 5,
+        "the five real checkpoints among the seeds are read"
+    );
+}
+
 #[test]
 fn tokenizer_regressions() {
     let shipped: Vec<TextTokenizer> = [

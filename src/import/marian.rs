@@ -40,13 +40,34 @@ struct Specials {
     eos: u32,
 }
 
-/// Convert the MarianMT folder `files`.
-pub fn marian(files: &dyn Checkpoint, options: &ImportOptions) -> Result<Imported> {
+/// attnscope's config for the MarianMT folder `files`, from its small files alone
+/// (`config.json`, `vocab.json`, `generation_config.json`), with what the import notes: enough to
+/// know the model's size before its weights are read. Also the joint vocabulary and the
+/// special ids, for the rest of the import.
+fn marian_setup(
+    files: &dyn Checkpoint,
+    options: &ImportOptions,
+) -> Result<(ModelConfig, Vec<String>, Vec<String>, Specials)> {
     let hf = HfConfig(read_json(files, "config.json")?);
     let (vocab_size, activation) = supported(files, &hf)?;
     let vocab = joint_vocab(files, vocab_size)?;
     let ids = specials(&hf, &vocab)?;
     let mut notes = vec![];
+    let mut config = config(files, &hf, options, &vocab, ids, activation)?;
+    config.generation = generation(files, &hf.0, &config, &mut notes)?;
+    config.validate()?;
+    Ok((config, notes, vocab, ids))
+}
+
+/// attnscope's config for the MarianMT folder `files` (see [`marian_setup`]): the page checks
+/// the model's size with it before reading the weights.
+pub fn marian_config(files: &dyn Checkpoint, options: &ImportOptions) -> Result<ModelConfig> {
+    marian_setup(files, options).map(|(config, ..)| config)
+}
+
+/// Convert the MarianMT folder `files`.
+pub fn marian(files: &dyn Checkpoint, options: &ImportOptions) -> Result<Imported> {
+    let (config, mut notes, vocab, ids) = marian_setup(files, options)?;
     let mut tokenizer = |file: &str| -> Result<String> {
         let spm = SentencePieceModel::from_bytes(&files.read(file)?, file)?;
         let (json, missing) = spm_tokenizer_json(&spm, &vocab, ids.unk, file)?;
@@ -59,9 +80,6 @@ pub fn marian(files: &dyn Checkpoint, options: &ImportOptions) -> Result<Importe
     };
     let src_tokenizer = tokenizer("source.spm")?;
     let tgt_tokenizer = tokenizer("target.spm")?;
-    let mut config = config(files, &hf, options, &vocab, ids, activation)?;
-    config.generation = generation(files, &hf.0, &config, &mut notes)?;
-    config.validate()?;
     let weights = convert_weights(&config, files, options.half)?;
     Ok(Imported {
         folder: ModelFolder {

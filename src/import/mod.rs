@@ -19,7 +19,7 @@ mod torch;
 mod weights;
 
 pub use generation::generation;
-pub use marian::marian;
+pub use marian::{marian, marian_config};
 pub use tokenizer::spm_tokenizer_json;
 pub use torch::{read_state_dict, TorchDtype, TorchError, TorchTensor};
 pub use weights::marian_name;

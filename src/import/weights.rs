@@ -118,7 +118,7 @@ fn safetensors_tensors(bytes: &[u8]) -> Result<HashMap<String, Stored<'_>>> {
 
 /// The tensors of `pytorch_model.bin` (a `torch.save` state dict, read without running it).
 fn torch_tensors(bytes: &[u8]) -> Result<HashMap<String, Stored<'static>>> {
-    let tensors = read_state_dict(bytes).map_err(|e| fail(e.to_string()))?;
+    let tensors = read_state_dict(bytes).map_err(|e| fail(format!("pytorch_model.bin: {e}")))?;
     Ok(tensors
         .into_iter()
         .map(|t| {

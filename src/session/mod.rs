@@ -85,6 +85,15 @@ impl Session {
         Ok(Self::new(LoadedModel::load(files, &device)?, device))
     }
 
+    /// A second session over the same weights (shared, not copied: burn's tensors are
+    /// reference-counted), with every head on, greedy, and no sentence: the page's comparison
+    /// view decodes in one without costing a second copy of the model.
+    pub fn twin(&self) -> Self {
+        let mut loaded = self.loaded.clone();
+        loaded.model = self.intact_model().clone();
+        Self::new(loaded, self.device.clone())
+    }
+
     /// The model's config.
     pub fn config(&self) -> &ModelConfig {
         &self.loaded.config

@@ -5,19 +5,16 @@
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use super::js_error;
-use crate::import::{marian, CheckpointFiles, ImportOptions};
+use super::{js_error, WeightsFile};
+use crate::files::memory::{check_fits, WASM32_BYTES};
+use crate::import::{marian, marian_config, CheckpointFiles, ImportOptions};
 
-/// Convert the folder `folder` (its name, or undefined for loose files) whose files are
-/// `names[i]` ↔ `files[i]`. Answers `{ config, weights, srcTokenizer, tgtTokenizer }` (bytes,
-/// as `Session.create` takes them) and `notes` (what the import did not apply, in English).
-#[wasm_bindgen(js_name = importMarian)]
-pub fn import_marian(
+/// The folder's files as the importer reads them.
+fn checkpoint(
     folder: Option<String>,
     names: Vec<String>,
     files: Vec<Uint8Array>,
-) -> Result<JsValue, JsError> {
-    super::constructors::run_once();
+) -> CheckpointFiles {
     let mut checkpoint = CheckpointFiles {
         folder,
         ..CheckpointFiles::default()
@@ -25,15 +22,46 @@ pub fn import_marian(
     for (name, bytes) in names.into_iter().zip(files) {
         checkpoint.files.insert(name, bytes.to_vec());
     }
+    checkpoint
+}
+
+/// Refuse a MarianMT folder too big for the module (`error.tooBig`) from its small files
+/// (`config.json`, `vocab.json`, `generation_config.json`) and its weights file's size, before
+/// the weights are read: the import holds the checkpoint's file, every parameter as F32 and the
+/// converted file at once.
+#[wasm_bindgen(js_name = checkMarianSize)]
+pub fn check_marian_size(
+    names: Vec<String>,
+    files: Vec<Uint8Array>,
+    weights_bytes: f64,
+) -> Result<(), JsError> {
+    let files = checkpoint(None, names, files);
+    let config = marian_config(&files, &ImportOptions::default()).map_err(js_error)?;
+    check_fits(&config, weights_bytes as u64, 1, WASM32_BYTES).map_err(js_error)
+}
+
+/// Convert the folder `folder` (its name, or undefined for loose files) whose files are
+/// `names[i]` ↔ `files[i]`. Answers `{ config, weights, srcTokenizer, tgtTokenizer }` (bytes,
+/// as `Session.create` takes them, except the weights: a [`WeightsFile`] of this module) and
+/// `notes` (what the import did not apply, in English).
+#[wasm_bindgen(js_name = importMarian)]
+pub fn import_marian(
+    folder: Option<String>,
+    names: Vec<String>,
+    files: Vec<Uint8Array>,
+) -> Result<JsValue, JsError> {
+    super::constructors::run_once();
+    let checkpoint = checkpoint(folder, names, files);
     let imported = marian(&checkpoint, &ImportOptions::default()).map_err(js_error)?;
     // The checkpoint's bytes go before the model's are copied out.
     drop(checkpoint);
     let out = Object::new();
     let folder = imported.folder;
+    let weights = JsValue::from(WeightsFile::from_bytes(folder.weights));
     let set = |key: &str, value: &JsValue| Reflect::set(&out, &key.into(), value).map(|_| ());
     let bytes = |data: &[u8]| JsValue::from(Uint8Array::from(data));
     let written = set("config", &bytes(&folder.config))
-        .and_then(|()| set("weights", &bytes(&folder.weights)))
+        .and_then(|()| set("weights", &weights))
         .and_then(|()| set("srcTokenizer", &bytes(&folder.src_tokenizer)))
         .and_then(|()| set("tgtTokenizer", &bytes(&folder.tgt_tokenizer)))
         .and_then(|()| {

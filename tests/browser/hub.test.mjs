@@ -88,8 +88,7 @@ async function matchesTransformers(page, n) {
   }
 }
 
-const menu = (page) =>
-  page.locator('#target-language-select option').evaluateAll((list) => list.map((o) => [o.value, o.textContent]));
+const menu = (page) => page.locator('#target-language-select option').evaluateAll((list) => list.map((o) => [o.value, o.textContent]));
 
 test('a downloaded folder with pytorch_model.bin, by the folder picker: transformers’ output and attention, and a target-language menu', {
   timeout: 120_000,
@@ -110,7 +109,10 @@ test('a downloaded folder with pytorch_model.bin, by the folder picker: transfor
     // Case 0 is the model's example: it runs to max_length 21, where transformers forced </s>.
     await matchesTransformers(page, 0);
     assert.equal(GENERATE.cases[0].generated_ids.length, 21);
-    assert.ok(phases.some((p) => p.startsWith(`Loading ${NAME}/pytorch_model.bin…`)), phases.join(' | '));
+    assert.ok(
+      phases.some((p) => p.startsWith(`Loading ${NAME}/pytorch_model.bin…`)),
+      phases.join(' | '),
+    );
     assert.ok(phases.includes(`Converting ${NAME} (Hugging Face MarianMT) for attnscope…`), phases.join(' | '));
     assert.equal(await page.locator('#message').textContent(), '');
 

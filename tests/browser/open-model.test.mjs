@@ -72,6 +72,11 @@ before(() => {
   makeFolder('bad-about', 'my-dates', (files) => {
     files['about.json'] = Buffer.from('{ "description": ');
   });
+  // Too big for a wasm32 module: refused from config.json and the weights file's size alone.
+  makeFolder('too-big', 'my-dates', (files, config) => {
+    const huge = { d_model: 4096, n_heads: 32, d_ff: 16384, n_encoder_layers: 24, n_decoder_layers: 24 };
+    files['config.json'] = Buffer.from(JSON.stringify({ ...config, ...huge }));
+  });
   makeFolder('wrong-shape', 'my-dates', (files, config) => {
     files['config.json'] = Buffer.from(JSON.stringify({ ...config, d_ff: 128 }));
   });
@@ -295,6 +300,13 @@ test('a broken folder: its exact message, and the model on screen stays selected
       ['missing-tgt', failed('missing-tgt', `tgt_tokenizer.json not found (a model is four files: ${ALL_FOUR}; anything else is ignored)`)],
       ['not-json', failed('not-json', 'config.json is not a valid model config: expected ident at line 1 column 2')],
       ['wrong-shape', failed('wrong-shape', 'tensor `encoder.layers.0.ffn.linear_1.weight` has shape [256, 64], expected [128, 64]')],
+      [
+        'too-big',
+        failed(
+          'too-big',
+          'this model needs about 45376 MB to load (11277 million parameters as F32, plus its file while it is read), more than the 4294 MB a WebAssembly module can address; nothing was loaded',
+        ),
+      ],
     ];
     const sentences = [
       ['My father likes drinking tea.', '我父亲喜欢喝茶。'],

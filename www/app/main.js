@@ -12,13 +12,13 @@ import { createClient } from './client.js';
 import { applyLink, copyLink, updateLink } from './links.js';
 import { handleError, showBackend, showMessage, showProgress } from './messages.js';
 import { loadFailed, modelOption, modelTitle, openLocalModel, showModelDescription, switchModel } from './models.js';
-import { wireLanguages } from './target-language.js';
 import { createOpenModel } from './open-model.js';
 import { createPanels } from './panels.js';
 import { recover } from './recovery.js';
 import { renderAll, renderStepButtons } from './render.js';
 import { addExportButtons, labelExportButtons, leaveSavedTrace, openSavedTrace, saveTrace, showSavedMode } from './saved.js';
 import { call, parts, state } from './store.js';
+import { wireLanguages } from './target-language.js';
 
 /** The model, sampling and beam controls. */
 function wireDecoding() {

@@ -12,12 +12,12 @@ import { $, el, option } from '../ui/dom.js';
 import { language, messageText, t } from '../ui/i18n.js';
 import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
 import { headsForModel } from './heads.js';
-import { languagesForModel } from './target-language.js';
 import { LOCAL_MODEL_PREFIX } from './links.js';
 import { clearMessage, clearMessageUnlessInfo, failureText, handleError, showMessage } from './messages.js';
 import { markSnapshot, whenDrawn } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, parts, state } from './store.js';
+import { languagesForModel } from './target-language.js';
 
 /**
  * Load `model` in a worker (a fresh one unless `next` is given). The worker in use keeps running

@@ -2,7 +2,7 @@
 // answers. A second CPU session serves the page's comparison view.
 import * as wire from '../shared/wire.js';
 import { hookHandlers } from '../testing/worker-hooks.js';
-import { backendName, currentSession, free, reply, sessions, setPreference, start, withSession } from './backends.js';
+import { backendName, cpuSession, currentSession, free, reply, sessions, setPreference, start, withSession } from './backends.js';
 import { errorText } from './messages.js';
 import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } from './model.js';
 import { facts, loadCpuModule, memoryBytes } from './modules.js';
@@ -61,7 +61,16 @@ async function init(args) {
   }
   const { about, heads, notes } = model;
   const languages = cpu.languageCodes();
-  return { config: cpu.config(), positional: wire.positional(cpu.positionalEncoding()), timeline, timelineNote, about, heads, notes, languages };
+  return {
+    config: cpu.config(),
+    positional: wire.positional(cpu.positionalEncoding()),
+    timeline,
+    timelineNote,
+    about,
+    heads,
+    notes,
+    languages,
+  };
 }
 
 /**
@@ -71,7 +80,8 @@ async function init(args) {
  */
 async function compare(args) {
   if (!comparison.session) {
-    comparison.session = await createSession('cpu');
+    // The CPU session's weights, shared: a second copy of a big model would double its memory.
+    comparison.session = configure(cpuSession().twin());
     if (sentence.snapshot) await comparison.session.loadSnapshot(sentence.snapshot.weights);
   }
   const session = configure(comparison.session);

@@ -4,7 +4,10 @@
 // in the worker by the wasm module's importer (the same code as `attnscope import marian`). The
 // files are read, converted and dropped; nothing is written anywhere.
 import { FolderProblem, readModelFiles } from './model-folder.js';
-import { importMarian, marianFileNames } from './modules.js';
+import { checkMarianSize, importMarian, marianFileNames } from './modules.js';
+
+/** The files that say the model's size, read first: a model too big for the module is refused before its weights are read. */
+const SMALL_FILES = ['config.json', 'vocab.json', 'generation_config.json'];
 
 /** Whether `entries` ([{ file, path }]) look like a Hugging Face Marian folder rather than attnscope's. */
 export function isHuggingFaceFolder(entries) {
@@ -32,15 +35,27 @@ function pickHuggingFaceFiles(entries) {
 }
 
 /**
- * Read and convert a Hugging Face folder: { files: { config, weights, srcTokenizer, tgtTokenizer },
- * notes: [English text] }. `onProgress` gets the reading's bytes, then { label, phase: 'convert' }.
+ * Read and convert a Hugging Face folder: { files: { config, weights (a WeightsFile),
+ * srcTokenizer, tgtTokenizer }, notes: [English text] }. `onProgress` gets the reading's bytes,
+ * then { label, phase: 'convert' }.
  */
 export async function importHuggingFace(entries, folder, onProgress) {
   const picked = pickHuggingFaceFiles(entries);
-  const read = await readModelFiles(picked, folder, onProgress);
+  const small = Object.fromEntries(Object.entries(picked).filter(([name]) => SMALL_FILES.includes(name)));
+  const first = await readModelFiles(small, folder, () => {});
+  const weights = marianFileNames()
+    .weights.map((name) => picked[name])
+    .find(Boolean);
+  checkMarianSize(Object.keys(first), Object.values(first), weights.size);
+  const rest = Object.fromEntries(Object.entries(picked).filter(([name]) => !SMALL_FILES.includes(name)));
+  const read = { ...first, ...(await readModelFiles(rest, folder, onProgress)) };
   onProgress({ label: folder || 'Hugging Face', loaded: 0, total: 0, phase: 'convert' });
   const names = Object.keys(read);
-  const imported = importMarian(folder ?? undefined, names, names.map((name) => read[name]));
+  const imported = importMarian(
+    folder ?? undefined,
+    names,
+    names.map((name) => read[name]),
+  );
   const { notes, ...files } = imported;
   return { files, notes };
 }

@@ -39,9 +39,11 @@ export function pickModelFiles(entries, names) {
 /**
  * The bytes of each picked file ({ key: File } → { key: Uint8Array }), read one after another.
  * `onProgress({ label, loaded, total })`: the bytes read of all of them so far; `label` names the
- * file being read, under `folder` when there is one.
+ * file being read, under `folder` when there is one. A key of `sinks` ({ key: (size) => sink }) is
+ * streamed into the sink its function makes instead (`sink.push(chunk)`: the wasm module's
+ * WeightsFile), which is what the result then holds: its bytes are never whole in JS.
  */
-export async function readModelFiles(picked, folder, onProgress) {
+export async function readModelFiles(picked, folder, onProgress, sinks = {}) {
   const total = Object.values(picked).reduce((sum, file) => sum + file.size, 0);
   const every = Math.max(1, Math.floor(total / PROGRESS_STEPS));
   let before = 0; // bytes of the files already read
@@ -49,20 +51,28 @@ export async function readModelFiles(picked, folder, onProgress) {
   const out = {};
   for (const [key, file] of Object.entries(picked)) {
     const label = folder ? `${folder}/${file.name}` : file.name;
-    out[key] = await readFile(file, (loaded) => {
-      const done = before + loaded;
-      if (done - reported < every && loaded < file.size) return;
-      reported = done;
-      onProgress({ label, loaded: done, total });
-    });
+    out[key] = await readFile(
+      file,
+      (loaded) => {
+        const done = before + loaded;
+        if (done - reported < every && loaded < file.size) return;
+        reported = done;
+        onProgress({ label, loaded: done, total });
+      },
+      sinks[key],
+    );
     before += file.size;
   }
   return out;
 }
 
-/** `file`'s bytes, streamed into one buffer of its size; `onRead(bytesSoFar)` after each chunk. */
-async function readFile(file, onRead) {
-  const bytes = new Uint8Array(file.size);
+/**
+ * `file`'s bytes, streamed into one buffer of its size, or into the sink `makeSink(size)` makes;
+ * `onRead(bytesSoFar)` after each chunk.
+ */
+async function readFile(file, onRead, makeSink) {
+  const sink = makeSink?.(file.size);
+  const bytes = sink ? null : new Uint8Array(file.size);
   let offset = 0;
   let reader;
   try {
@@ -71,8 +81,9 @@ async function readFile(file, onRead) {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (offset + value.length > bytes.length) throw new FolderProblem('openModel.changed', { file: file.name });
-      bytes.set(value, offset);
+      if (offset + value.length > file.size) throw new FolderProblem('openModel.changed', { file: file.name });
+      if (sink) sink.push(value);
+      else bytes.set(value, offset);
       offset += value.length;
       onRead(offset);
     }
@@ -81,8 +92,8 @@ async function readFile(file, onRead) {
     // The browser refuses a file that was moved or changed after it was picked.
     throw new FolderProblem('openModel.unreadable', { file: file.name, error: error?.message || String(error) });
   }
-  if (offset !== bytes.length) throw new FolderProblem('openModel.changed', { file: file.name });
-  return bytes;
+  if (offset !== file.size) throw new FolderProblem('openModel.changed', { file: file.name });
+  return sink ?? bytes;
 }
 
 /** The optional file beside a model that describes it and credits its data (as each shipped model folder has one). */

@@ -7,13 +7,13 @@ import { cachedFile } from './cache.js';
 import { importHuggingFace, isHuggingFaceFolder } from './hugging-face.js';
 import { progress } from './messages.js';
 import { HEADS_FILE, parseHeads, pickModelFiles, readAbout, readHeads, readModelFiles } from './model-folder.js';
-import { modelFileNames, sessionClass } from './modules.js';
+import { checkModelSize, modelFileNames, sessionClass, WeightsFile } from './modules.js';
 import { configure } from './sentence.js';
 import { loadTimeline } from './training.js';
 
 export const model = {
   entry: null, // the current model's entry
-  files: null, // its bytes, by modelFileNames() key
+  files: null, // its bytes, by modelFileNames() key; the weights in the CPU module (a WeightsFile)
   timeline: null, // its training timeline (www/worker/training.js loadTimeline), or null
   about: null, // a local folder's about.json (readAbout), or null; a shipped model's is in its entry
   heads: null, // its heads.json (parseHeads): each head's roles and held-out importance, or null
@@ -58,6 +58,7 @@ function modelFile(name, onProgress = progress) {
 async function downloadModel() {
   const out = {};
   for (const [key, name] of Object.entries(modelFileNames())) out[key] = await modelFile(name);
+  out.weights = WeightsFile.fromBytes(out.weights);
   return out;
 }
 
@@ -72,12 +73,18 @@ async function readLocalModel() {
     model.notes = notes;
     return files;
   }
-  return readModelFiles(pickModelFiles(entry.sources, modelFileNames()), entry.folder, progress);
+  const picked = pickModelFiles(entry.sources, modelFileNames());
+  // A model too big for the module is refused from its config and its file's size, before
+  // anything big is read.
+  const { config } = await readModelFiles({ config: picked.config }, entry.folder, () => {});
+  checkModelSize(config, picked.weights.size, 0);
+  const files = await readModelFiles(picked, entry.folder, progress, { weights: (size) => new WeightsFile(size) });
+  return files;
 }
 
 /** The weights of a timeline snapshot; the last one is the model's own weights file. */
 export function snapshotWeights(snapshot) {
-  if (snapshot.file === modelFileNames().weights) return model.files.weights;
+  if (snapshot.file === modelFileNames().weights) return model.files.weights.bytes();
   // Silent: a snapshot is small, and the page's loading bar is for loading a model.
   return modelFile(snapshot.file, () => {});
 }
@@ -86,5 +93,11 @@ export function snapshotWeights(snapshot) {
 export async function createSession(backend) {
   const Session = await sessionClass(backend);
   const { files } = model;
-  return configure(await Session.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, backend));
+  // The CPU module loads from the weights streamed into it; the WebGPU module, another
+  // instance, gets a copy of them.
+  const session =
+    backend === 'cpu'
+      ? Session.createCpu(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer)
+      : await Session.create(files.config, files.weights.bytes(), files.srcTokenizer, files.tgtTokenizer, backend);
+  return configure(session);
 }

@@ -4,17 +4,20 @@
 import initCpu, {
   backends,
   Session as CpuSession,
+  checkMarianSize,
+  checkModelSize,
   chooseBackend,
   defaultFocus,
   importMarian,
   marianFileNames,
   maxBeamWidth,
   modelFileNames,
+  WeightsFile,
 } from '../pkg/cpu/attnscope.js';
 import { moduleBytes } from './cache.js';
 import { progress } from './messages.js';
 
-export { chooseBackend, importMarian, marianFileNames, modelFileNames };
+export { checkMarianSize, checkModelSize, chooseBackend, importMarian, marianFileNames, modelFileNames, WeightsFile };
 
 const loaded = {
   cpu: null, // the CPU module's exports (its memory), once loaded
