@@ -2,8 +2,7 @@
 // notices (app/client.js) and the page's own errors.
 import { $ } from '../ui/dom.js';
 import { messageText, t } from '../ui/i18n.js';
-import { boot } from './models.js';
-import { parts, state } from './store.js';
+import { state } from './store.js';
 
 /** Show `text` in the message box ('' hides it); `kind` 'info' is not an error. */
 export function showMessage(text, kind = 'error') {
@@ -52,15 +51,11 @@ export function showBackend({ backend, note, warming }) {
 /** What a failed request says: its problem ({ key, params }) in the page's language, else its message. */
 export const failureText = (error) => (error.problem ? messageText(error.problem) : error.message);
 
-/** A failed request: its message; a trapped wasm instance is replaced by a fresh worker on the CPU. */
+/**
+ * A failed request: its message. A request the worker died on says nothing here: the client
+ * restarts the worker (www/app/recovery.js), and its message says what happened.
+ */
 export function handleError(error) {
-  if (error.trap) {
-    // The wasm instance hit a trap: start a fresh worker on the CPU and carry on.
-    showMessage(t('message.crashed', { error: error.message }), 'info');
-    $('backend-select').value = 'cpu';
-    parts.client.retire(parts.client.inUse());
-    boot('cpu', state.model);
-    return;
-  }
+  if (error.workerLost) return;
   showMessage(failureText(error));
 }

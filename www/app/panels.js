@@ -20,7 +20,6 @@ import { createTokens } from '../views/tokens.js';
 import { force, select, showBeamNode } from './actions.js';
 import { measureImportance, switchAllOn, toggleHead } from './heads.js';
 import { headViewMode, updateLink } from './links.js';
-import { handleError } from './messages.js';
 import { pickSnapshot } from './models.js';
 import { call, state } from './store.js';
 
@@ -41,7 +40,7 @@ export function createPanels() {
     masks: createMasks($('masks')),
     positional: createPositional($('positional')),
     timeline: createTimeline($('timeline'), { onPick: (index) => pickSnapshot(index) }),
-    compare: createCompare($('compare'), { call, onError: (error) => handleError(error) }),
+    compare: createCompare($('compare'), { call }),
     beamTree: createBeamTree($('beam-tree-view'), { onPick: (node) => showBeamNode(node) }),
     rollout: createRollout($('rollout')),
     // One position through one layer (Session.inspect), picked by a token chip or a stepper row.

@@ -37,8 +37,8 @@ export function oneWordChanged(text) {
   return text.replace(/\d(?=\D*$)/, (digit) => String((Number(digit) + 1) % 10));
 }
 
-/** `createCompare(container, { call, onError })`: `call` asks the worker, `onError` gets traps. */
-export function createCompare(container, { call, onError }) {
+/** `createCompare(container, { call })`: `call` asks the worker. */
+export function createCompare(container, { call }) {
   const { mode, textInput, prefixInput, status, sides, note } = elements(container);
 
   let context = null; // { trace, selection, text, model, snapshot, off }: what the page shows now
@@ -72,8 +72,9 @@ export function createCompare(container, { call, onError }) {
       if (wanted().key === key) b = { key, request, answer };
       status.textContent = request.off === '' ? t('compare.noneOff') : '';
     } catch (error) {
-      if (error.trap) onError(error);
-      else if (wanted().key === key) status.textContent = t('compare.failed', { error: error.message });
+      // A worker that died is restarted by the page, and B is decoded again after it.
+      if (error.workerLost) return;
+      if (wanted().key === key) status.textContent = t('compare.failed', { error: error.message });
     } finally {
       if (pending === key) pending = null;
     }
