@@ -387,3 +387,35 @@ fn translate_with_heads_off_prints_the_changed_output() {
         "error: layer 9 is out of range (0..3)"
     );
 }
+
+/// The comparison view's twin shares the session's weights but not its heads off: it decodes
+/// with every head on, and switching heads off in the twin leaves the session as it was.
+#[test]
+fn a_twin_has_every_head_on_and_its_own_heads_off() {
+    let folder = common::shipped("en-zh");
+    let mut session = common::session(&folder);
+    session
+        .set_ablation(Ablation::parse(TWO_CROSS_HEADS).unwrap())
+        .unwrap();
+    let mut twin = session.twin();
+    assert_eq!(
+        block_on(twin.translate(APPLES)).unwrap().output,
+        "我爱吃苹果。"
+    );
+    assert_eq!(
+        block_on(session.translate(APPLES)).unwrap().output,
+        "我很喜欢吃苹果。"
+    );
+    twin.set_ablation(Ablation::default()).unwrap();
+    let mut fresh = common::session(&folder);
+    let intact = block_on(fresh.translate(APPLES)).unwrap().clone();
+    let from_twin = block_on(twin.translate(APPLES)).unwrap().clone();
+    assert!(
+        from_twin.cross_attention == intact.cross_attention,
+        "the same numbers"
+    );
+    assert_eq!(
+        block_on(session.translate(APPLES)).unwrap().output,
+        "我很喜欢吃苹果。"
+    );
+}
