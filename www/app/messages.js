@@ -22,7 +22,8 @@ export function clearMessageUnlessInfo() {
 
 /**
  * A download's progress: in the loading bar, or in the badge for the WebGPU module once the page
- * works. `phase: 'convert'`: a Hugging Face folder, read, is being converted (no bytes to count).
+ * works. `phase: 'convert'`: a Hugging Face folder, read, is being converted; `phase: 'load'`: the
+ * model's files are read and the module builds the model (no bytes to count in either).
  */
 export function showProgress({ label, loaded, total, phase }) {
   if (state.config && /WebGPU/.test(label)) {
@@ -31,10 +32,12 @@ export function showProgress({ label, loaded, total, phase }) {
     return;
   }
   $('loading').hidden = false;
-  const fraction = total ? Math.min(1, loaded / total) : 0.5;
+  // Converting or building comes after every byte was read: the bar stays full.
+  const fraction = phase ? 1 : total ? Math.min(1, loaded / total) : 0.5;
   $('progress-bar').style.width = `${Math.round(fraction * 100)}%`;
   const size = total ? t('loading.size', { loaded: (loaded / 1e6).toFixed(1), total: (total / 1e6).toFixed(1) }) : '';
-  $('progress-text').textContent = phase === 'convert' ? t('loading.converting', { label }) : t('loading.progress', { label, size });
+  const phases = { convert: 'loading.converting', load: 'loading.building' };
+  $('progress-text').textContent = phases[phase] ? t(phases[phase], { label }) : t('loading.progress', { label, size });
 }
 
 /** The worker's backend news: the badge, and its note ({ key, params } or null) as a message. */

@@ -3,7 +3,7 @@
 import * as wire from '../shared/wire.js';
 import { hookHandlers } from '../testing/worker-hooks.js';
 import { backendName, cpuSession, currentSession, free, reply, sessions, setPreference, start, withSession } from './backends.js';
-import { errorText } from './messages.js';
+import { errorText, progress } from './messages.js';
 import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } from './model.js';
 import { facts, loadCpuModule, memoryBytes } from './modules.js';
 import { apply, configure, forgetSentence, logOp, sentence } from './sentence.js';
@@ -38,6 +38,16 @@ function dropComparison() {
   comparison.off = '';
 }
 
+/** What the loading bar calls `entry`: its name, its folder's, or its config's (loose files). */
+function modelLabel(entry) {
+  if (entry.name || entry.folder) return entry.name || entry.folder;
+  try {
+    return JSON.parse(new TextDecoder().decode(model.files.config)).name || '';
+  } catch {
+    return '';
+  }
+}
+
 /**
  * args: { model, backend, text }: load the model in the CPU session; WebGPU warms up on `text`
  * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads, notes, languages }
@@ -47,6 +57,8 @@ function dropComparison() {
 async function init(args) {
   await loadCpuModule();
   await loadModel(args.model);
+  // Building a big model takes seconds after its bytes are read: the bar says so.
+  progress({ label: modelLabel(args.model), loaded: 0, total: 0, phase: 'load' });
   const cpu = await createSession('cpu');
   dropComparison();
   forgetSentence();
