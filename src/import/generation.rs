@@ -133,6 +133,9 @@ fn bad_words(
     Ok(ids)
 }
 
+/// A setting and the test of its value that leaves decoding as it is (so it needs no note).
+type Setting<'a> = (&'a str, &'a dyn Fn(&Value) -> bool);
+
 /// Settings transformers would use that attnscope does not: each noted with the reason.
 fn not_applied(settings: &Value, source: &str, notes: &mut Vec<String>) {
     let set = |field: &str, neutral: &dyn Fn(&Value) -> bool| {
@@ -147,7 +150,7 @@ fn not_applied(settings: &Value, source: &str, notes: &mut Vec<String>) {
     let any = |_: &Value| false;
     // transformers' default top_k; sampling settings matter only with do_sample.
     let fifty = |v: &Value| v.as_u64() == Some(50);
-    let groups: [(&[(&str, &dyn Fn(&Value) -> bool)], &str); 3] = [
+    let groups: [(&[Setting<'_>], &str); 3] = [
         (
             &[("num_beams", &one), ("length_penalty", &one), ("early_stopping", &off)],
             "the page decodes greedily, and its beam view searches with the width and length penalty you choose",
