@@ -176,6 +176,34 @@ export async function waitBackend(page, backend, timeout = 90_000) {
   await page.waitForFunction((b) => document.getElementById('backend-badge').dataset.backend === b, backend, { timeout });
 }
 
+/** The worker's current trace: its ids and every attention stack ({ layers, heads, queries, keys, data }). */
+export function traceStacks(page) {
+  return page.evaluate(async () => {
+    const { trace: t } = await window.__attnscope.call('answer');
+    const stack = (s) => ({ layers: s.layers, heads: s.heads, queries: s.queries, keys: s.keys, data: Array.from(s.data) });
+    return {
+      srcIds: Array.from(t.srcIds),
+      tgtIds: Array.from(t.tgtIds),
+      encoder: stack(t.encoderSelfAttention),
+      decoder: stack(t.decoderSelfAttention),
+      cross: stack(t.crossAttention),
+    };
+  });
+}
+
+/** The largest difference between a trace stack and a reference's [layer][head][query][key] (its first `queries` rows). */
+export function worstDifference(stack, reference) {
+  let most = 0;
+  for (let l = 0; l < stack.layers; l++)
+    for (let h = 0; h < stack.heads; h++)
+      for (let q = 0; q < stack.queries; q++)
+        for (let k = 0; k < stack.keys; k++) {
+          const value = stack.data[((l * stack.heads + h) * stack.queries + q) * stack.keys + k];
+          most = Math.max(most, Math.abs(value - reference[l][h][q][k]));
+        }
+  return most;
+}
+
 /** The worker's current trace, flattened for comparison. */
 export async function currentTrace(page) {
   return page.evaluate(async () => {

@@ -11,7 +11,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ARTIFACTS, launchChromium, servePage, shownOutput, typeSettled, waitMessage } from './harness.mjs';
+import { ARTIFACTS, launchChromium, servePage, shownOutput, traceStacks, typeSettled, waitMessage, worstDifference } from './harness.mjs';
 import { openModel, openRecordingPage } from './long-tasks.mjs';
 
 const site = servePage();
@@ -41,40 +41,13 @@ before(() => {
 });
 after(() => rmSync(root, { recursive: true, force: true }));
 
-/** The worker's trace: ids and every attention stack. */
-const traceOf = (page) =>
-  page.evaluate(async () => {
-    const { trace: t } = await window.__attnscope.call('answer');
-    const stack = (s) => ({ layers: s.layers, heads: s.heads, queries: s.queries, keys: s.keys, data: Array.from(s.data) });
-    return {
-      srcIds: Array.from(t.srcIds),
-      tgtIds: Array.from(t.tgtIds),
-      encoder: stack(t.encoderSelfAttention),
-      decoder: stack(t.decoderSelfAttention),
-      cross: stack(t.crossAttention),
-    };
-  });
-
-/** The largest difference between a trace stack and transformers' [layer][head][query][key] (its first `queries` rows). */
-function worst(stack, reference) {
-  let most = 0;
-  for (let l = 0; l < stack.layers; l++)
-    for (let h = 0; h < stack.heads; h++)
-      for (let q = 0; q < stack.queries; q++)
-        for (let k = 0; k < stack.keys; k++) {
-          const value = stack.data[((l * stack.heads + h) * stack.queries + q) * stack.keys + k];
-          most = Math.max(most, Math.abs(value - reference[l][h][q][k]));
-        }
-  return most;
-}
-
 /** The page shows transformers' ids, output and attention for fixture case `n`. */
 async function matchesTransformers(page, n) {
   const expected = EXPECTED.cases[n];
   assert.equal(GENERATE.cases[n].text, expected.text);
   assert.equal(await page.locator('#source-input').inputValue(), expected.text);
   assert.equal(await shownOutput(page), GENERATE.cases[n].generated_text);
-  const trace = await traceOf(page);
+  const trace = await traceStacks(page);
   assert.deepEqual(trace.srcIds, expected.input_ids);
   assert.deepEqual(trace.tgtIds, GENERATE.cases[n].generated_ids, 'transformers generate() with the folder’s generation_config.json');
   assert.deepEqual([trace.decoder.queries, trace.cross.keys], [expected.generated_ids.length - 1, expected.input_ids.length]);
@@ -83,7 +56,7 @@ async function matchesTransformers(page, n) {
     ['decoder', trace.decoder, expected.decoder_attentions],
     ['cross', trace.cross, expected.cross_attentions],
   ]) {
-    const most = worst(stack, reference);
+    const most = worstDifference(stack, reference);
     assert.ok(most <= 1e-4, `${name} attention differs from transformers by up to ${most}`);
   }
 }

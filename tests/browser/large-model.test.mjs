@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ARTIFACTS, launchChromium, servePage, shownOutput, typeSettled } from './harness.mjs';
+import { ARTIFACTS, launchChromium, servePage, shownOutput, traceStacks, typeSettled, worstDifference } from './harness.mjs';
 import { longTasksDuring, openModel, openRecordingPage } from './long-tasks.mjs';
 
 const site = servePage();
@@ -279,31 +279,11 @@ test('a MarianMT checkpoint converted by the CLI runs in the page as in transfor
     assert.deepEqual(cols, ['▁你', '答', '对', '了', '。', '</s>']);
 
     // The ids and every attention weight, as transformers computed them (to 1e-4).
-    const trace = await page.evaluate(async () => {
-      const { trace: t } = await window.__attnscope.call('answer');
-      const stack = (s) => ({ layers: s.layers, heads: s.heads, queries: s.queries, keys: s.keys, data: Array.from(s.data) });
-      return {
-        srcIds: Array.from(t.srcIds),
-        tgtIds: Array.from(t.tgtIds),
-        encoder: stack(t.encoderSelfAttention),
-        decoder: stack(t.decoderSelfAttention),
-        cross: stack(t.crossAttention),
-      };
-    });
+    const trace = await traceStacks(page);
     assert.deepEqual(trace.srcIds, expected.input_ids);
     assert.deepEqual(trace.tgtIds, expected.generated_ids);
     const compare = (name, stack, reference) => {
-      let worst = 0;
-      for (let l = 0; l < stack.layers; l++) {
-        for (let h = 0; h < stack.heads; h++) {
-          for (let q = 0; q < stack.queries; q++) {
-            for (let k = 0; k < stack.keys; k++) {
-              const value = stack.data[((l * stack.heads + h) * stack.queries + q) * stack.keys + k];
-              worst = Math.max(worst, Math.abs(value - reference[l][h][q][k]));
-            }
-          }
-        }
-      }
+      const worst = worstDifference(stack, reference);
       assert.ok(worst <= 1e-4, `${name}: differs from transformers by up to ${worst}`);
     };
     // transformers ran the decoder over every generated token; the trace has a row for each step.
