@@ -194,7 +194,7 @@ test('security headers: CSP with wasm-unsafe-eval, no inline scripts, object-src
   assert.equal((await fetch(`${site.origin}/pkg/..%2f..%2fCargo.toml`)).status, 404);
 });
 
-test('1,000 inferences of varying length leave wasm memory flat; switching releases workers', { timeout: 300_000 }, () =>
+test('1,000 inferences of varying length leave wasm memory flat (no leak); switching releases workers', { timeout: 300_000 }, () =>
   withPage(site.origin, '?backend=cpu', async ({ page }) => {
     await waitReady(page);
     const result = await page.evaluate(async () => {
@@ -209,7 +209,12 @@ test('1,000 inferences of varying length leave wasm memory flat; switching relea
       return sizes;
     });
     console.log(`# wasm memory after 50 inferences: ${result[50]} bytes, after 1000: ${result[1000]} bytes`);
-    assert.equal(result[1000], result[50], 'wasm memory grew between inference 50 and 1000');
+    // A leak grows with every inference; the allocator's high-water mark may step up once as the
+    // heap fragments (one step of 6 pages, 393,216 bytes, seen somewhere between inference 50 and
+    // 1,250, then flat to 3,000). At most 8 pages (524,288 bytes) over 950 inferences: a leak of
+    // 552 bytes an inference or more fails, and a trace left behind is tens of kilobytes.
+    const grew = result[1000] - result[50];
+    assert.ok(grew <= 8 * 65536, `wasm memory grew by ${grew} bytes between inference 50 and 1000`);
     // Switch models quickly (each switch supersedes the last), then once more slowly.
     for (const name of ['date-iso', 'en-zh', 'date-iso', 'en-zh', 'date-iso']) await page.selectOption('#model-select', name);
     await page.waitForFunction(() => document.body.dataset.model === 'date-iso' && document.body.dataset.output === '1958-08-29', null, {
