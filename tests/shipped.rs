@@ -11,8 +11,8 @@ use attnscope::files::folder::LoadedModel;
 use attnscope::train::data::metrics::{chrf, exact_match};
 use attnscope::train::evaluate::translate_all;
 use attnscope::train::sets::{
-    date_sets, normalized, translation_data, translation_data_with, Heldout, EXAMPLE_SENTENCE,
-    EXAMPLE_SENTENCE_ZH, GENERATED_SENTENCES,
+    date_impossible, date_sets, normalized, translation_data, translation_data_with, Heldout,
+    EXAMPLE_SENTENCE, EXAMPLE_SENTENCE_ZH, GENERATED_SENTENCES,
 };
 use burn::tensor::Device;
 use serde_json::Value;
@@ -164,4 +164,45 @@ fn date_iso_reads_the_dates_people_type_and_refuses_the_rest() {
             "{text}"
         );
     }
+}
+
+/// date-iso never invents a date: every impossible month (13–99) and day (00, 32–99), in each
+/// numeric order (day first, month first, year first) and with each of `/`, `.`, `-`, answers
+/// `invalid` (1,404 texts, none of them trained on); and it keeps its figures on the 55
+/// hand-written phrasings it had before the ten impossible ones were added.
+#[test]
+fn date_iso_never_invents_a_date() {
+    let texts = date_impossible();
+    assert_eq!(texts.len(), 1404);
+    let folder = common::shipped("date-iso");
+    let loaded = LoadedModel::load(folder.files(), &Device::flex()).unwrap();
+    let sources: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let outputs = translate_all(&loaded, &sources).unwrap();
+    let invented: Vec<String> = texts
+        .iter()
+        .zip(&outputs)
+        .filter(|(_, output)| *output != "invalid")
+        .map(|(text, output)| format!("{text} → {output}"))
+        .collect();
+    assert!(
+        invented.is_empty(),
+        "{} of {} impossible dates got a date: {:?}",
+        invented.len(),
+        texts.len(),
+        &invented[..invented.len().min(20)]
+    );
+    let sets = date_sets(&data_dir()).unwrap();
+    let handwritten = &sets[1].pairs;
+    assert_eq!(handwritten.len(), 65);
+    let first: Vec<&str> = handwritten[..55]
+        .iter()
+        .map(|p| p.source.as_str())
+        .collect();
+    let outputs = translate_all(&loaded, &first).unwrap();
+    let references: Vec<String> = handwritten[..55].iter().map(|p| p.target.clone()).collect();
+    let exact = exact_match(&outputs, &references);
+    assert!(
+        exact >= 0.87,
+        "the 55 first hand-written phrasings: {exact:.3}"
+    );
 }

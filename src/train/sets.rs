@@ -6,12 +6,15 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::session::sampling::Rng;
-use crate::train::data::{dates, en_zh, read_tsv, shuffle, split_holdout, Pair};
+use crate::train::data::{dates, en_zh, numeric_dates, read_tsv, shuffle, split_holdout, Pair};
 
 /// Seed of the held-out date set (the training set never contains one of its sources).
 pub const DATE_HELDOUT_SEED: u64 = 1001;
 /// Size of the held-out date set.
 pub const DATE_HELDOUT_SIZE: usize = 1000;
+
+/// The seed of the impossible numeric dates' years ([`date_impossible`]).
+pub const DATE_IMPOSSIBLE_SEED: u64 = 1002;
 /// Seed of the HSK 95/5 split.
 pub const EN_ZH_SPLIT_SEED: u64 = 7;
 /// Seed of the Tatoeba held-out draw.
@@ -64,9 +67,16 @@ pub fn date_heldout(data_dir: &Path) -> Result<Vec<Pair>> {
     ))
 }
 
-/// The date-iso training pairs (never a held-out or hand-written source).
+/// Every impossible numeric date (`numeric_dates::impossible_numeric_dates`), held out: the
+/// exhaustive test asks the model for `invalid` on each.
+pub fn date_impossible() -> Vec<String> {
+    numeric_dates::impossible_numeric_dates(DATE_IMPOSSIBLE_SEED)
+}
+
+/// The date-iso training pairs (never a held-out, impossible-set or hand-written source).
 pub fn date_train(count: usize, data_dir: &Path) -> Result<Vec<Pair>> {
     let mut exclude = handwritten_sources(data_dir)?;
+    exclude.extend(date_impossible().iter().map(|text| text.to_lowercase()));
     exclude.extend(
         date_heldout(data_dir)?
             .into_iter()

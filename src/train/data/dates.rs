@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 
+use super::numeric_dates::numeric_pair;
 use super::Pair;
 use crate::session::sampling::Rng;
 
@@ -238,8 +239,12 @@ pub fn format_date(date: Date, index: usize) -> Option<String> {
     Some(text)
 }
 
-/// One in this many generated pairs is not a valid date.
+/// One in this many generated pairs is not a valid date (besides the numeric ones).
 pub const INVALID_SHARE: u64 = 8;
+
+/// One in this many generated pairs is written in numbers only, by
+/// [`super::numeric_dates::numeric_pair`] (about half of them name no date).
+pub const NUMERIC_SHARE: u64 = 4;
 
 /// A written date that does not exist: a day past the month's end (31 February, 31 April,
 /// 29 February of a common year), or, in ISO form, month 13–19 or day 00.
@@ -285,13 +290,17 @@ fn not_a_date(rng: &mut Rng) -> String {
 }
 
 /// `count` distinct (written, answer) pairs from `seed`, none of whose sources is in
-/// `exclude`: about one in [`INVALID_SHARE`] answers [`INVALID`], the rest are ISO dates.
+/// `exclude`: one in [`NUMERIC_SHARE`] is numbers only (labelled by the numeric rule), of the
+/// rest about one in [`INVALID_SHARE`] answers [`INVALID`], the others are ISO dates.
 pub fn date_pairs(count: usize, seed: u64, exclude: &HashSet<String>) -> Vec<Pair> {
     let mut rng = Rng::new(seed);
     let mut seen = HashSet::new();
     let mut pairs = Vec::with_capacity(count);
     while pairs.len() < count {
-        let (text, answer) = if rng.next_u64().is_multiple_of(INVALID_SHARE) {
+        let (text, answer) = if rng.next_u64().is_multiple_of(NUMERIC_SHARE) {
+            let pair = numeric_pair(&mut rng);
+            (Some(pair.source), pair.target)
+        } else if rng.next_u64().is_multiple_of(INVALID_SHARE) {
             let text = match rng.next_u64() % 2 {
                 0 => impossible_date(&mut rng),
                 _ => Some(not_a_date(&mut rng)),
@@ -380,7 +389,8 @@ mod tests {
         );
         let pairs = date_pairs(4000, 3, &HashSet::new());
         let invalid: Vec<&Pair> = pairs.iter().filter(|p| p.target == INVALID).collect();
-        assert!((350..650).contains(&invalid.len()), "{}", invalid.len());
+        // One in 8 of the named dates, and about 6 in 10 of the numeric quarter (953 here).
+        assert!((800..1100).contains(&invalid.len()), "{}", invalid.len());
         // Every invalid source is no real date: none parses back to a valid ISO answer.
         for pair in &pairs {
             assert!(

@@ -4,6 +4,7 @@
 pub mod dates;
 pub mod en_zh;
 pub mod metrics;
+pub mod numeric_dates;
 
 use std::path::Path;
 
