@@ -31,9 +31,10 @@ const backends = {
 /** The session that answers now. */
 export const currentSession = () => (backends.gpuState === 'ready' ? backends.gpu : backends.cpu);
 
-/** Every session there is (the CPU's, and WebGPU's while it is ready). */
 /** The CPU session (there is one whenever a model is loaded). */
 export const cpuSession = () => backends.cpu;
+
+/** Every session there is (the CPU's, and WebGPU's while it is ready). */
 export const sessions = () => [backends.cpu, backends.gpu].filter(Boolean);
 
 /** Which backend answers now: 'webgpu' or 'cpu'. */
