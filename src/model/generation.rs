@@ -49,10 +49,17 @@ impl ModelConfig {
         ids
     }
 
-    /// The id decoding must choose after `length` target ids (start token included), whatever
-    /// the logits say: `</s>` at the last position when the checkpoint forces it.
-    pub fn forced_next(&self, length: usize) -> Option<u32> {
-        (self.generation.forced_eos && length + 1 >= self.output_limit()).then_some(self.eos_id)
+    /// The ids decoding must not choose after `length` target ids (start token included): those
+    /// of [`Self::never_generated`], and at the last position of a checkpoint that forces `</s>`
+    /// every id but `</s>`, so that greedy, sampled and beam decoding all end there with it.
+    pub fn never_generated_at(&self, length: usize) -> Vec<u32> {
+        if self.generation.forced_eos && length + 1 >= self.output_limit() {
+            (0..self.tgt_vocab_size as u32)
+                .filter(|&id| id != self.eos_id)
+                .collect()
+        } else {
+            self.never_generated()
+        }
     }
 
     /// The decoding settings, checked against the rest of the config.

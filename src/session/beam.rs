@@ -141,7 +141,6 @@ impl Session {
             log_prob: 0.0,
             node: None,
         }];
-        let never = config.never_generated();
         for step in 0..config.output_limit().saturating_sub(1) {
             if live.is_empty() || finished.len() >= width {
                 break;
@@ -153,13 +152,7 @@ impl Session {
             let rows = self
                 .next_log_probs(&src_ids.repeat(live.len()), &prefixes, live.len())
                 .await?;
-            // A checkpoint that forces `</s>` at the limit leaves the last step no other id.
-            let never = match config.forced_next(step + 1) {
-                Some(eos) => (0..config.tgt_vocab_size as u32)
-                    .filter(|&id| id != eos)
-                    .collect(),
-                None => never.clone(),
-            };
+            let never = config.never_generated_at(step + 1);
             let (candidates, kept) = extensions(&live, &rows, &never, width);
             let mut next = vec![];
             for (i, &(k, id, log_prob, score)) in candidates.iter().enumerate() {

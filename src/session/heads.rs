@@ -226,7 +226,6 @@ pub async fn greedy(
     let encoded = model.encode(padded(sources, config.pad_id, &device), None);
     let cross: Vec<KeyValue> = model.cross_key_values(encoded.memory.clone());
     let mut cache: Vec<Option<KeyValue>> = vec![None; config.n_decoder_layers];
-    let never = config.never_generated();
     // Greedy decoding draws no random numbers; the generator only fills the rule's signature.
     let mut rng = Rng::new(0);
     let mut current = vec![config.bos_id; sources.len()];
@@ -237,10 +236,9 @@ pub async fn greedy(
         let tokens = padded(&rows, config.pad_id, &device); // [batch, 1]
         let output = model.decode_step(tokens, position, &cross, &encoded.padding_mask, &mut cache);
         let logits = read_back(vec![flat(output.logits)]).await?.concat(); // [batch × vocab]
+        let never = config.never_generated_at(position + 1);
         for (row, scores) in logits.chunks(config.tgt_vocab_size).enumerate() {
-            let id = config
-                .forced_next(position + 1)
-                .unwrap_or_else(|| next_token(scores, &never, &Sampling::Greedy, &mut rng));
+            let id = next_token(scores, &never, &Sampling::Greedy, &mut rng);
             if !done[row] {
                 produced[row].push(id);
                 done[row] = id == config.eos_id;

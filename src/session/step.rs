@@ -71,14 +71,12 @@ impl Session {
         let cross_row = data.collect::<Vec<_>>().concat();
         let id = match forced {
             Some(id) => id,
-            None => config.forced_next(length).unwrap_or_else(|| {
-                next_token(
-                    &logits,
-                    &config.never_generated(),
-                    &self.sampling,
-                    &mut self.rng,
-                )
-            }),
+            None => next_token(
+                &logits,
+                &config.never_generated_at(length),
+                &self.sampling,
+                &mut self.rng,
+            ),
         };
         let step = Step {
             position,
