@@ -3,7 +3,7 @@
 // generation_config.json and tokenizer_config.json), made into attnscope's four model files here
 // in the worker by the wasm module's importer (the same code as `attnscope import marian`). The
 // files are read, converted and dropped; nothing is written anywhere.
-import { FolderProblem, readModelFiles } from './model-folder.js';
+import { FolderProblem, findFile, readModelFiles } from './model-folder.js';
 import { checkMarianSize, importMarian, marianFileNames } from './modules.js';
 
 /** The files that say the model's size, read first: a model too big for the module is refused before its weights are read. */
@@ -18,14 +18,12 @@ export function isHuggingFaceFolder(entries) {
 /** The files of `entries` the importer reads, by name: the required ones, the first weights file found, the optional ones. */
 function pickHuggingFaceFiles(entries) {
   const { required, optional, weights } = marianFileNames();
-  const byName = (name) => entries.filter((entry) => entry.file.name === name);
   const picked = {};
   const missing = [];
   const take = (name) => {
-    const found = byName(name);
-    if (found.length > 1) throw new FolderProblem('openModel.twice', { file: name, paths: found.map((entry) => entry.path) });
-    if (found.length) picked[name] = found[0].file;
-    return found.length > 0;
+    const file = findFile(entries, name);
+    if (file) picked[name] = file;
+    return file != null;
   };
   for (const name of required) if (!take(name)) missing.push(name);
   if (!weights.some(take)) missing.push(weights.join(' / '));

@@ -27,13 +27,19 @@ export function pickModelFiles(entries, names) {
   const picked = {};
   const missing = [];
   for (const [key, name] of Object.entries(names)) {
-    const found = entries.filter((entry) => entry.file.name === name);
-    if (found.length > 1) throw new FolderProblem('openModel.twice', { file: name, paths: found.map((entry) => entry.path) });
-    if (found.length === 0) missing.push(name);
-    else picked[key] = found[0].file;
+    const file = findFile(entries, name);
+    if (file) picked[key] = file;
+    else missing.push(name);
   }
   if (missing.length) throw new FolderProblem('openModel.missing', { files: missing, all: Object.values(names) });
   return picked;
+}
+
+/** The File named `name` among `entries`, or null; a name found twice is a FolderProblem. */
+export function findFile(entries, name) {
+  const found = entries.filter((entry) => entry.file.name === name);
+  if (found.length > 1) throw new FolderProblem('openModel.twice', { file: name, paths: found.map((entry) => entry.path) });
+  return found[0]?.file ?? null;
 }
 
 /**
