@@ -15,7 +15,9 @@ single reference. Printed:
   English translations (zh-en's ceiling);
 - with an `eval --dump` of en-zh: the held-out Tatoeba pairs whose English has another
   translation in data/tatoeba/tatoeba.tsv (so never trained on), that other translation and
-  the model's output, each scored against the held-out reference.
+  the model's output, each scored against the held-out reference; then the model against both
+  human translations at once (multi-reference chrF) and against the second alone, and the
+  held-out human against the second.
 """
 import csv
 import pathlib
@@ -62,6 +64,14 @@ def main() -> int:
         print(f"  the {len(reference)} with a second human translation, against the held-out reference:")
         print(f"    the second human: chrF {chrf(other, reference):.1f}")
         print(f"    the model:        chrF {chrf(output, reference):.1f}")
+        # With both human translations as references, a model is scored against the nearer
+        # one; a human cannot be (one reference is itself), so the held-out translator is
+        # scored against the second instead: the same one-to-one agreement, the other way.
+        multi = sacrebleu.corpus_chrf(output, [reference, other]).score
+        print(f"  the same {len(reference)}, against both human translations (multi-reference):")
+        print(f"    the model:        chrF {multi:.1f}")
+        print(f"    the model, against the second human's alone: chrF {chrf(output, other):.1f}")
+        print(f"    the held-out human, against the second's alone: chrF {chrf(reference, other):.1f}")
     return 0
 
 

@@ -36,6 +36,13 @@ impl Serialize for Flags {
     }
 }
 
+/// A plain array of numbers, as `attnscope trace --json` and a timeline recording write it.
+impl<'de> serde::Deserialize<'de> for Floats {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<f32>::deserialize(deserializer).map(Floats)
+    }
+}
+
 impl std::ops::Deref for Floats {
     type Target = [f32];
     fn deref(&self) -> &[f32] {

@@ -1,14 +1,16 @@
 //! Training checkpoints: an interrupted run resumed from its checkpoint ends exactly where an
-//! uninterrupted one does. (Its own test binary with one test: burn's random generator is
-//! global, so no other test may draw from it meanwhile.)
+//! uninterrupted one does, and hands out the snapshots after its checkpoint. (Its own test
+//! binary with one test: burn's random generator is global, so no other test may draw from it
+//! meanwhile.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use attnscope::files::weights::save_weights;
+use attnscope::model::Transformer;
 use attnscope::text::{build_tokenizer, Granularity};
 use attnscope::train::data::Pair;
-use attnscope::train::{read_checkpoint, tokenize_pairs, train, TrainOptions};
+use attnscope::train::{read_checkpoint, tokenize_pairs, train, SnapshotPoint, TrainOptions};
 use attnscope::ModelConfig;
 
 #[test]
@@ -42,13 +44,25 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
         checkpoints: Some(root.join(dir)),
         stop_after_epochs: stop,
     };
+    // Each run's snapshots, as (step, last, weights): a resumed run hands out those after its
+    // checkpoint, the same weights as the uninterrupted run's.
+    type Taken = Vec<(usize, bool, Vec<u8>)>;
+    let snapshot = |taken: &mut Taken, point: SnapshotPoint, mut model: Transformer| {
+        taken.push((
+            point.step,
+            point.last,
+            save_weights(&config, &mut model, false)?,
+        ));
+        Ok(())
+    };
+    let (mut straight_taken, mut first_taken, mut rest_taken) = (vec![], vec![], vec![]);
     let mut straight_log = vec![];
     let mut straight = train(
         &config,
         &examples,
         &options("a", None),
         &mut straight_log,
-        None,
+        Some(&mut |point, model| snapshot(&mut straight_taken, point, model)),
     )
     .unwrap();
 
@@ -58,13 +72,39 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
         &examples,
         &options("b", Some(1)),
         &mut first_log,
-        None,
+        Some(&mut |point, model| snapshot(&mut first_taken, point, model)),
     )
     .unwrap();
     let state = read_checkpoint(&root.join("b")).unwrap().unwrap();
     assert_eq!((state.epoch, state.step), (1, 2), "two batches per epoch");
     let mut rest_log = vec![];
-    let mut resumed = train(&config, &examples, &options("b", None), &mut rest_log, None).unwrap();
+    let mut resumed = train(
+        &config,
+        &examples,
+        &options("b", None),
+        &mut rest_log,
+        Some(&mut |point, model| snapshot(&mut rest_taken, point, model)),
+    )
+    .unwrap();
+    let steps = |taken: &Taken| {
+        taken
+            .iter()
+            .map(|(s, last, _)| (*s, *last))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        steps(&straight_taken),
+        [(0, false), (1, false), (2, false), (4, false), (6, true)]
+    );
+    // The stopped run ends with its weights at step 2; the resumed one starts there again.
+    assert_eq!(steps(&first_taken), [(0, false), (1, false), (2, true)]);
+    assert_eq!(steps(&rest_taken), [(2, false), (4, false), (6, true)]);
+    let joined: Taken = first_taken[..2]
+        .iter()
+        .chain(&rest_taken)
+        .cloned()
+        .collect();
+    assert!(joined == straight_taken, "the same snapshot weights");
 
     let weights =
         |model: &mut attnscope::model::Transformer| save_weights(&config, model, false).unwrap();

@@ -58,8 +58,15 @@ pub(super) fn read_timeline(model: &Path) -> Result<Timeline> {
     Timeline::from_json(text)
 }
 
-/// A training snapshot's weights.
+/// A training snapshot's weights (a recorded snapshot has none).
 pub(super) fn read_snapshot(model: &Path, snapshot: &Snapshot) -> Result<Vec<u8>> {
+    if snapshot.recorded {
+        return Err(Error::Timeline(format!(
+            "the snapshot at step {} is a recording of the timeline's sentences, not weights: \
+             see `attnscope timeline`",
+            snapshot.step
+        )));
+    }
     read_file(&model.join(&snapshot.file))
 }
 

@@ -1,5 +1,6 @@
 //! `timeline`: a model's training snapshots, each one's loss, held-out figure, output for a
-//! text, and the mean entropy of cross-attention per layer.
+//! text, and the mean entropy of cross-attention per layer; `timeline --record` turns a
+//! folder's weight snapshots into recordings.
 
 use std::path::PathBuf;
 
@@ -8,8 +9,12 @@ use clap::Args;
 
 use super::decoding::{read_snapshot, read_timeline};
 use crate::files::folder::ModelFolder;
+use crate::files::timeline::{Snapshot, Timeline};
 use crate::session::layer_entropy;
-use crate::{block_on, Result, Session};
+use crate::trace::AttentionStack;
+use crate::train::recording::{read_recording, record_timeline, recorded_sentences};
+use crate::train::sets::heldout_for;
+use crate::{block_on, Error, Result, Session};
 
 /// The arguments of `attnscope timeline`.
 #[derive(Args)]
@@ -17,48 +22,96 @@ pub(super) struct TimelineArgs {
     /// Model folder (with timeline.json).
     #[arg(long, default_value = "models/date-iso")]
     model: PathBuf,
-    /// The text to translate with every snapshot.
-    text: String,
+    /// The text to translate with every snapshot (one of the recorded sentences, for a
+    /// recorded timeline).
+    #[arg(required_unless_present = "record")]
+    text: Option<String>,
     /// Print JSON rows instead of a table.
     #[arg(long)]
     json: bool,
+    /// Replace the weight snapshots by recordings of the running example and held-out
+    /// sentences (what `train en-zh` does), read from --data.
+    #[arg(long)]
+    record: bool,
+    /// With --record: the data folder of the held-out sentences.
+    #[arg(long, default_value = "data")]
+    data: PathBuf,
 }
 
 /// One row of `attnscope timeline`.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct TimelineRow<'a> {
+struct TimelineRow {
     step: usize,
     loss: f32,
     heldout: f64,
-    output: &'a str,
+    output: String,
     cross_entropy: Vec<f32>,
+}
+
+/// The output and cross-attention of `text` at `snapshot`: recorded, or decoded with its weights.
+fn snapshot_row(
+    args: &TimelineArgs,
+    timeline: &Timeline,
+    session: &mut Session,
+    snapshot: &Snapshot,
+    text: &str,
+) -> Result<(String, Vec<f32>)> {
+    if !snapshot.recorded {
+        session.replace_weights(&read_snapshot(&args.model, snapshot)?)?;
+        let trace = block_on(session.translate(text))?;
+        return Ok((trace.output.clone(), layer_entropy(&trace.cross_attention)));
+    }
+    let index = timeline
+        .sentences
+        .iter()
+        .position(|s| s == text)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "{text:?} is not one of the recorded sentences: {}",
+                timeline.sentences.join(" | ")
+            ))
+        })?;
+    let recording = read_recording(&args.model.join(&snapshot.file))?;
+    let trace = recording
+        .answers
+        .get(index)
+        .map(|answer| &answer["trace"])
+        .ok_or(Error::Timeline(format!(
+            "{} lacks an answer",
+            snapshot.file
+        )))?;
+    let output = trace["output"].as_str().unwrap_or_default().to_string();
+    let cross: AttentionStack = serde_json::from_value(trace["crossAttention"].clone())?;
+    Ok((output, layer_entropy(&cross)))
 }
 
 /// Translate the text with every snapshot and print one row each.
 pub(super) fn run(args: &TimelineArgs) -> Result<()> {
-    let TimelineArgs { model, text, json } = args;
-    let (model, json) = (model.as_path(), *json);
-    let timeline = read_timeline(model)?;
-    let folder = ModelFolder::read(model)?;
+    if args.record {
+        let heldout = heldout_for("en-zh", &args.data)?;
+        return record_timeline(&args.model, &recorded_sentences(&heldout[0].pairs));
+    }
+    let text = args.text.as_deref().unwrap_or_default();
+    let timeline = read_timeline(&args.model)?;
+    let folder = ModelFolder::read(&args.model)?;
     let mut session = Session::load(folder.files(), Device::flex())?;
-    if !json {
+    if !args.json {
         println!(
             "{:>6}  {:>7}  {:>9}  {:<24}  mean cross-attention entropy per layer (nats)",
             "step", "loss", timeline.heldout_metric, "output"
         );
     }
     for snapshot in &timeline.snapshots {
-        session.replace_weights(&read_snapshot(model, snapshot)?)?;
-        let trace = block_on(session.translate(text))?;
+        let (output, cross_entropy) = snapshot_row(args, &timeline, &mut session, snapshot, text)?;
         let row = TimelineRow {
             step: snapshot.step,
             loss: snapshot.loss,
             heldout: snapshot.heldout,
-            output: &trace.output,
-            cross_entropy: layer_entropy(&trace.cross_attention),
+            output,
+            cross_entropy,
         };
-        if json {
+        if args.json {
             let line = serde_json::to_string(&row)?;
             println!("{line}");
         } else {

@@ -4,6 +4,11 @@
 //! A model folder with a timeline holds `timeline.json` (this module's [`Timeline`]) and one F16
 //! safetensors file per snapshot under `timeline/`; the last snapshot is the shipped
 //! `model.safetensors` itself. Every snapshot loads through the same validated loader.
+//!
+//! A model too big to keep its snapshots (en-zh: 10 MB each) keeps recordings instead: for a
+//! fixed set of sentences, the answer the page would get from each snapshot (every attention
+//! matrix, the decoding steps' probabilities, the default head's stages and the analysis), one
+//! [`Recording`] file per snapshot. Only the last snapshot, the shipped weights, decodes anything.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +20,23 @@ pub const TIMELINE_FILE: &str = "timeline.json";
 /// The file of the snapshot taken before `step` (relative to the model folder).
 pub fn snapshot_file(step: usize) -> String {
     format!("timeline/step-{step:06}.safetensors")
+}
+
+/// The file of the recording of the snapshot taken before `step` (gzip: JSON of floats shrinks
+/// 2.4×).
+pub fn recording_file(step: usize) -> String {
+    format!("timeline/step-{step:06}.json.gz")
+}
+
+/// What a snapshot answered for each of the timeline's sentences: exactly what the page gets
+/// from `Session.translate` with the default focus (`attnscope trace --json --analysis`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recording {
+    /// The snapshot's step.
+    pub step: usize,
+    /// One answer per sentence of [`Timeline::sentences`], in its order.
+    pub answers: Vec<serde_json::Value>,
 }
 
 /// A model's training history.
@@ -29,6 +51,9 @@ pub struct Timeline {
     pub heldout_pairs: usize,
     /// The snapshots, by step.
     pub snapshots: Vec<Snapshot>,
+    /// The sentences the recorded snapshots answered (none when every snapshot is weights).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sentences: Vec<String>,
 }
 
 /// One snapshot of the weights.
@@ -37,8 +62,11 @@ pub struct Timeline {
 pub struct Snapshot {
     /// Optimizer steps taken before these weights (0 = the initialisation).
     pub step: usize,
-    /// Its weights file, relative to the model folder.
+    /// Its weights file, or its recording's when `recorded`, relative to the model folder.
     pub file: String,
+    /// Whether `file` is a [`Recording`] of the timeline's sentences instead of weights.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recorded: bool,
     /// The training loss logged at `loss_step` (the last step for the final weights).
     pub loss: f32,
     /// The line of `train_log.tsv` that `loss` comes from.

@@ -17,7 +17,7 @@ pub use crate::model::AttentionKind;
 ///
 /// # Shapes
 /// `data` is row-major `[layers, heads, queries, keys]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AttentionStack {
     /// Number of layers.

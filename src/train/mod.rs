@@ -14,6 +14,7 @@ pub mod evaluate;
 mod examples;
 pub mod recipes;
 mod recorder;
+pub mod recording;
 pub mod sets;
 
 pub use checkpoint::{read_checkpoint, CheckpointState};
@@ -118,7 +119,8 @@ pub fn is_snapshot_step(step: usize) -> bool {
 /// With `options.checkpoints`, a checkpoint is written after every epoch, and a run that finds
 /// one there resumes from it: `log` then only gets the lines after the checkpoint's step. A
 /// resumed run ends exactly as an uninterrupted one (the dropout generator is re-seeded from
-/// the seed and the epoch at every epoch start). Snapshots need a run from the start.
+/// the seed and the epoch at every epoch start). A resumed run hands out the snapshots after its
+/// checkpoint.
 pub fn train(
     config: &ModelConfig,
     examples: &[Example],
@@ -141,11 +143,6 @@ pub fn train(
         Some(dir) => read_checkpoint(dir)?,
         None => None,
     };
-    if resumed.is_some() && snapshots.is_some() {
-        return Err(Error::Training(
-            "a run with snapshots cannot resume from a checkpoint".into(),
-        ));
-    }
     let steps_per_epoch = examples.len().div_ceil(options.batch_size.max(1));
     let total = steps_per_epoch * options.epochs;
     let bar = progress_bar(options.progress, total)?;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use super::data::Pair;
 use super::evaluate::{evaluate, Metrics};
 use super::recorder::{TimelineRecorder, TIMELINE_HELDOUT_PAIRS};
+use super::recording::{record_timeline, recorded_sentences};
 use super::sets::{
     date_sets, date_train, translation_data_with, Heldout, TranslationData, DATE_TRAIN_SIZE,
     GENERATED_SENTENCES,
@@ -104,14 +105,14 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = recipe_data(data_dir, recipe.grammar.unwrap_or(false))?;
     let tokens = (ENGLISH_TOKENS, CHINESE_TOKENS);
-    build_translation(data, out, recipe, ModelConfig::en_zh, tokens)
+    build_translation(data, out, recipe, ModelConfig::en_zh, tokens, true)
 }
 
 /// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
 pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = recipe_data(data_dir, recipe.grammar.unwrap_or(true))?.reversed();
     let tokens = (CHINESE_TOKENS, ENGLISH_TOKENS);
-    build_translation(data, out, recipe, ModelConfig::zh_en, tokens)
+    build_translation(data, out, recipe, ModelConfig::zh_en, tokens, false)
 }
 
 /// The translation data a recipe trains on: Tatoeba and HSK, and the grammar sentences if
@@ -131,13 +132,15 @@ const ENGLISH_TOKENS: (Granularity, usize) = (
 /// Chinese: characters seen at least twice, punctuation full-width.
 const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Chinese, 2);
 
-/// The shared recipe of the two translation models (see `TRANSLATION_*`).
+/// The shared recipe of the two translation models (see `TRANSLATION_*`); with `timeline`, the
+/// run keeps its snapshots, measured on the first Tatoeba held-out pairs, as recordings.
 fn build_translation(
     data: TranslationData,
     out: &Path,
     recipe: &RecipeOptions,
     preset: fn(usize, usize) -> ModelConfig,
     tokens: ((Granularity, usize), (Granularity, usize)),
+    timeline: bool,
 ) -> Result<Metrics> {
     let mut options = options(
         recipe,
@@ -151,8 +154,14 @@ fn build_translation(
     }
     let train_pairs = data.train.clone();
     let run = Run::prepare(out, &train_pairs, tokens, preset, options)?;
-    // No timeline: these models' snapshots would not fit the folder budget.
-    build(&run, &train_pairs, &data.heldout(), None)
+    let heldout = data.heldout();
+    let pairs = &heldout[0].pairs[..TIMELINE_HELDOUT_PAIRS];
+    let metrics = build(&run, &train_pairs, &heldout, timeline.then_some(pairs))?;
+    if timeline {
+        // Its snapshots (10 MB each) do not fit the repository: their recordings do.
+        record_timeline(out, &recorded_sentences(&heldout[0].pairs))?;
+    }
+    Ok(metrics)
 }
 
 /// Passes over the translation data.
@@ -230,7 +239,8 @@ fn build(
     let mut snapshot_time = Duration::ZERO;
     let mut model = match timeline_pairs {
         Some(pairs) => {
-            let mut recorder = TimelineRecorder::new(out, config, src, tgt, pairs);
+            let resumed_step = resumed.as_ref().map(|state| state.step);
+            let mut recorder = TimelineRecorder::new(out, config, src, tgt, pairs, resumed_step)?;
             let model = train(
                 config,
                 &examples,

@@ -9,7 +9,7 @@ use burn::tensor::Device;
 use super::data::{metrics, Pair};
 use super::evaluate::translate_all;
 use super::SnapshotPoint;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::files::folder::{write, LoadedModel, ModelFiles, FILE_NAMES};
 use crate::files::timeline::{snapshot_file, Snapshot, Timeline, TIMELINE_FILE};
 use crate::files::weights::{replace_weights, save_weights};
@@ -20,7 +20,12 @@ use crate::text::TextTokenizer;
 /// How many held-out pairs each timeline snapshot is measured on.
 pub const TIMELINE_HELDOUT_PAIRS: usize = 100;
 
-/// Writes a training run's snapshots (F16) and, at the end, `timeline.json`.
+/// Whether `out` holds a `timeline.json`.
+fn exists(out: &Path) -> bool {
+    out.join(TIMELINE_FILE).is_file()
+}
+
+/// Writes a training run's snapshots (F16) and, after each, `timeline.json`.
 pub(super) struct TimelineRecorder<'a> {
     out: &'a Path,
     config: &'a ModelConfig,
@@ -42,17 +47,33 @@ impl<'a> TimelineRecorder<'a> {
         src: &'a TextTokenizer,
         tgt: &'a TextTokenizer,
         pairs: &'a [Pair],
-    ) -> Self {
-        Self {
+        resumed_step: Option<usize>,
+    ) -> Result<Self> {
+        // A resumed run keeps the snapshots taken before its checkpoint (timeline.json is
+        // written after each one) and takes the rest again.
+        let snapshots = match resumed_step {
+            Some(step) if self::exists(out) => {
+                let text =
+                    std::fs::read_to_string(out.join(TIMELINE_FILE)).map_err(|e| Error::Io {
+                        path: out.join(TIMELINE_FILE).display().to_string(),
+                        message: e.to_string(),
+                    })?;
+                let mut kept = Timeline::from_json(&text)?.snapshots;
+                kept.retain(|s| s.step < step);
+                kept
+            }
+            _ => vec![],
+        };
+        Ok(Self {
             out,
             config,
             src,
             tgt,
             pairs,
-            snapshots: vec![],
+            snapshots,
             measured: None,
             elapsed: Duration::ZERO,
-        }
+        })
     }
 
     /// Save one snapshot and measure it. The final weights are the model file itself.
@@ -89,22 +110,25 @@ impl<'a> TimelineRecorder<'a> {
         self.snapshots.push(Snapshot {
             step: point.step,
             file,
+            recorded: false,
             loss: point.loss,
             loss_step: point.loss_step,
             heldout: metrics::exact_match(&outputs, &references),
         });
         self.measured = Some(loaded);
+        self.write()?;
         self.elapsed += started.elapsed();
         Ok(())
     }
 
-    /// Write `timeline.json`.
-    pub(super) fn write(self) -> Result<()> {
+    /// Write `timeline.json` (after every snapshot, so that a resumed run finds them).
+    pub(super) fn write(&self) -> Result<()> {
         let timeline = Timeline {
             model: self.config.name.clone(),
             heldout_metric: "exact match".into(),
             heldout_pairs: self.pairs.len(),
-            snapshots: self.snapshots,
+            snapshots: self.snapshots.clone(),
+            sentences: vec![],
         };
         let json = serde_json::to_string_pretty(&timeline)?;
         write(self.out, TIMELINE_FILE, json.as_bytes())

@@ -10,7 +10,7 @@ import { isSummaryHead } from '../views/attention.js';
 import { pathIds } from '../views/beamtree.js';
 import { headsForAnswer } from './heads.js';
 import { DEFAULTS, noteHistory, noteKeystroke, updateLink } from './links.js';
-import { clearMessageUnlessInfo, handleError, showMessage } from './messages.js';
+import { clearMessageUnlessInfo, handleError, noteRecording, showMessage } from './messages.js';
 import { renderAll, renderStepButtons } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, parts, state } from './store.js';
@@ -26,6 +26,7 @@ export function showAnswer(result, generation) {
   if (generation != null) state.shownGeneration = generation;
   state.trace = result.trace;
   state.stages = result.stages;
+  state.recorded = result.recorded ?? null;
   state.analysis = result.analysis;
   headsForAnswer();
   renderAll().then((renderMs) => {
@@ -39,7 +40,10 @@ export async function run(type, args = {}) {
   try {
     const result = await call(type, args);
     clearMessageUnlessInfo();
-    if (showAnswer(result, args.gen)) noteHistory(historyKind(type, args));
+    if (showAnswer(result, args.gen)) {
+      noteRecording(result);
+      noteHistory(historyKind(type, args));
+    }
     return result;
   } catch (error) {
     handleError(error);

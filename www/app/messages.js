@@ -7,9 +7,24 @@ import { state } from './store.js';
 /** Show `text` in the message box ('' hides it); `kind` 'info' is not an error. */
 export function showMessage(text, kind = 'error') {
   const box = $('message');
+  delete box.dataset.note;
   box.textContent = text;
   box.className = `message ${kind === 'info' ? 'info' : ''}`;
   box.hidden = !text;
+}
+
+/**
+ * What an answer says of a recorded timeline snapshot (www/worker/recording.js): a sentence it did
+ * not record is the final model's, and the page says so; a recorded one takes that note away.
+ */
+export function noteRecording(result) {
+  const box = $('message');
+  if (result?.recordedMissing != null) {
+    showMessage(t('timeline.onlyFinal', { step: result.recordedMissing }), 'info');
+    box.dataset.note = 'recording';
+  } else if (box.dataset.note === 'recording') {
+    clearMessage();
+  }
 }
 
 export function clearMessage() {

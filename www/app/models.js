@@ -13,7 +13,7 @@ import { language, messageText, t } from '../ui/i18n.js';
 import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
 import { headsForModel } from './heads.js';
 import { LOCAL_MODEL_PREFIX } from './links.js';
-import { clearMessage, clearMessageUnlessInfo, failureText, handleError, showMessage } from './messages.js';
+import { clearMessage, clearMessageUnlessInfo, failureText, handleError, noteRecording, showMessage } from './messages.js';
 import { markSnapshot, whenDrawn } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, parts, state } from './store.js';
@@ -212,6 +212,7 @@ async function loadSnapshot(index) {
     if (result && $('sampling-select').value === 'beam') await translate();
     else if (result) showAnswer(result, null);
     else markSnapshot();
+    noteRecording(result);
     await whenDrawn();
   } catch (error) {
     if (client.inUse() !== worker) return;

@@ -17,11 +17,17 @@ import { createStages } from '../views/stages.js';
 import { createStepper } from '../views/stepper.js';
 import { createTimeline } from '../views/timeline.js';
 import { createTokens } from '../views/tokens.js';
-import { force, select, showBeamNode } from './actions.js';
+import { force, select, showBeamNode, translate } from './actions.js';
 import { measureImportance, switchAllOn, toggleHead } from './heads.js';
 import { headViewMode, updateLink } from './links.js';
 import { pickSnapshot } from './models.js';
 import { call, state } from './store.js';
+
+/** A recorded sentence of the timeline, clicked: it goes in the sentence box and is translated. */
+function translateSentence(text) {
+  $('source-input').value = text;
+  translate();
+}
 
 /** Every view, by name, and `figures`: each exportable view's vector figure as drawn (or null). */
 export function createPanels() {
@@ -39,7 +45,7 @@ export function createPanels() {
     stages: createStages($('stages')),
     masks: createMasks($('masks')),
     positional: createPositional($('positional')),
-    timeline: createTimeline($('timeline'), { onPick: (index) => pickSnapshot(index) }),
+    timeline: createTimeline($('timeline'), { onPick: (index) => pickSnapshot(index), onSentence: translateSentence }),
     compare: createCompare($('compare'), { call }),
     beamTree: createBeamTree($('beam-tree-view'), { onPick: (node) => showBeamNode(node) }),
     rollout: createRollout($('rollout')),

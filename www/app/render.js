@@ -202,7 +202,8 @@ function renderTruncation(trace) {
 }
 
 export function renderStepButtons() {
-  const trace = state.saved ? null : state.trace; // a saved trace cannot step
+  // A saved trace cannot step, nor can a recording (it has no weights).
+  const trace = state.saved || state.recorded != null ? null : state.trace;
   const steps = trace ? trace.steps.length : 0;
   const finished = trace ? trace.finished : true;
   const focused = document.activeElement;

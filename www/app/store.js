@@ -25,6 +25,7 @@ export const state = {
   // What the page shows (app/actions.js)
   trace: null,
   stages: null, // the focused head's stages, from the same answer as `trace`
+  recorded: null, // the step whose recording the shown answer is (www/worker/recording.js), or null: the weights' own
   analysis: null, // the shown trace's head summaries and rollouts (www/shared/wire.js analysis), or null
   selection: null, // { kind, layer, head } looked at: facts.defaultFocus at first
   hideSinks: false, // leave the <s>/</s> key columns out of the focused heatmap and the model view

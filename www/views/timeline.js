@@ -33,8 +33,10 @@ function smoothLoss({ steps, losses }) {
 const percent = (fraction) => `${Math.round(fraction * 1000) / 10} %`;
 
 function describe(snapshots, index) {
-  const { step, loss, heldout } = snapshots[index];
-  const note = index === snapshots.length - 1 ? t('timeline.shipped') : step === 0 ? t('timeline.random') : '';
+  const { step, loss, heldout, recorded } = snapshots[index];
+  const note =
+    (index === snapshots.length - 1 ? t('timeline.shipped') : step === 0 ? t('timeline.random') : '') +
+    (recorded ? t('timeline.recordedMark') : '');
   return t('timeline.describe', { step, loss: Number.isFinite(loss) ? loss.toFixed(3) : '—', heldout: percent(heldout), note });
 }
 
@@ -61,13 +63,14 @@ function polyline(ctx, count, x, y) {
 }
 
 /**
- * `createTimeline(container, { onPick(index) → Promise<shown> })`, then `render(timeline, index)`
- * for a model's timeline (www/worker/training.js) with snapshot `index` in use, `show(index)` once the
- * page uses another, `clear()` for a model without one. `onPick` resolves once the page shows the
- * snapshot (true) or gave up on it (false).
+ * `createTimeline(container, { onPick(index) → Promise<shown>, onSentence(text) })`, then
+ * `render(timeline, index)` for a model's timeline (www/worker/training.js) with snapshot `index` in
+ * use, `show(index)` once the page uses another, `clear()` for a model without one. `onPick`
+ * resolves once the page shows the snapshot (true) or gave up on it (false). A timeline of
+ * recordings lists its sentences; `onSentence` is called with the one clicked.
  */
-export function createTimeline(container, { onPick }) {
-  const { playButton, slider, readout, canvas, legend } = elements(container);
+export function createTimeline(container, { onPick, onSentence }) {
+  const { playButton, slider, readout, canvas, legend, recorded } = elements(container);
 
   let timeline = null;
   let smoothed = null;
@@ -168,6 +171,7 @@ export function createTimeline(container, { onPick }) {
       legendItem(colours().heldout, t('timeline.heldoutLegend', { metric })),
       legendItem(colours().muted, t('timeline.logScale')),
     );
+    renderSentences(recorded, next.sentences || [], onSentence);
     show(index);
   }
 
@@ -175,6 +179,7 @@ export function createTimeline(container, { onPick }) {
     stop();
     timeline = null;
     delete container.dataset.snapshots;
+    renderSentences(recorded, [], onSentence);
   }
 
   setPlaying(false);
@@ -198,8 +203,22 @@ function elements(container) {
   );
   const canvas = el('canvas', { className: 'timeline-plot', attrs: { role: 'img' } });
   const legend = el('div', { className: 'legend' });
-  container.replaceChildren(controls, canvas, legend);
-  return { playButton, slider, readout, canvas, legend };
+  const recorded = el('div', { className: 'timeline-sentences', attrs: { id: 'timeline-sentences' } });
+  recorded.hidden = true;
+  container.replaceChildren(controls, canvas, legend, recorded);
+  return { playButton, slider, readout, canvas, legend, recorded };
+}
+
+/** A recorded timeline's sentences, as buttons that translate them; hidden when there are none. */
+function renderSentences(box, sentences, onSentence) {
+  box.hidden = !sentences.length;
+  if (!sentences.length) return box.replaceChildren();
+  const buttons = sentences.map((text) => {
+    const button = el('button', { text, className: 'chip', attrs: { type: 'button' } });
+    button.addEventListener('click', () => onSentence?.(text));
+    return button;
+  });
+  box.replaceChildren(el('p', { className: 'hint', text: t('timeline.recordedSentences', { count: sentences.length }) }), ...buttons);
 }
 
 function legendItem(colour, text) {

@@ -6,7 +6,8 @@ import { backendName, cpuSession, currentSession, free, reply, sessions, setPref
 import { errorText, progress } from './messages.js';
 import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } from './model.js';
 import { facts, loadCpuModule, memoryBytes } from './modules.js';
-import { apply, configure, forgetSentence, logOp, sentence } from './sentence.js';
+import { dropRecording, recordedAnswer, recordingStep, refuseOnRecording, useRecording } from './recording.js';
+import { apply, configure, currentText, forgetSentence, logOp, sentence } from './sentence.js';
 
 // A second CPU session for the comparison view, made on first use, and the heads it decodes
 // without ('' = every head on; Session.setAblation).
@@ -14,15 +15,37 @@ const comparison = { session: null, off: '' };
 
 /** Apply `op` to the current sentence, log it for a replay, and answer. */
 function sentenceOp(op) {
+  if (op.type !== 'translate') refuseOnRecording(currentText());
   return withSession(async (session) => {
     const answer = await apply(session, op);
     logOp(op);
-    return reply(answer);
+    return recordingReply(answer);
   });
 }
 
+/**
+ * The answer for the current sentence while a recorded snapshot is picked: the recording's
+ * (`recorded`: its step), or when it did not record the sentence, the session's `answer` from the
+ * final weights (`recordedMissing`: the step picked). Without a recording, `answer` as it is.
+ */
+async function recordingReply(answer) {
+  const step = recordingStep();
+  if (step == null) return reply(answer);
+  const { defaultFocus } = await facts();
+  const recorded = recordedAnswer(currentText(), sentence.focus, defaultFocus);
+  return recorded ? reply(recorded, { recorded: step }) : reply(answer, { recordedMissing: step });
+}
+
 function currentAnswer() {
-  return withSession(async (session) => reply(await session.answer()));
+  return withSession(async (session) => recordingReply(await session.answer()));
+}
+
+/** A tool that needs the weights: refused on a sentence shown from a recording. */
+function withWeights(run) {
+  return (args) => {
+    refuseOnRecording(currentText());
+    return run(args);
+  };
 }
 
 function setFocus({ kind, layer, head: wanted }) {
@@ -62,6 +85,7 @@ async function init(args) {
   const cpu = await createSession('cpu');
   dropComparison();
   forgetSentence();
+  dropRecording();
   start(cpu, args.backend || 'auto', args.text);
   // The model works without its timeline: a timeline that fails to load is only reported.
   let timeline = null;
@@ -117,6 +141,12 @@ async function compare(args) {
 async function snapshot(args) {
   const entry = model.timeline?.snapshots.find((s) => s.step === args.step);
   if (!entry) throw new Error(`this model has no training snapshot at step ${args.step}`);
+  if (entry.recorded) {
+    // The session keeps the final weights; the recording answers for the sentences it holds.
+    await useRecording(entry, model.timeline.sentences, await snapshotWeights(entry));
+    return sentence.log.length ? currentAnswer() : null;
+  }
+  dropRecording();
   const op = { type: 'snapshot', step: entry.step, weights: await snapshotWeights(entry) };
   const answer = await apply(currentSession(), op);
   logOp(op);
@@ -133,7 +163,11 @@ export const handlers = {
     await setPreference(args.backend, args.text);
     return sentence.log.length ? currentAnswer() : null;
   },
-  /** args: { gen, text, focus? }: the focus is set first, so the answer carries its stages. */
+  /**
+   * args: { gen, text, focus? }: the focus is set first, so the answer carries its stages. While a
+   * recorded snapshot is picked, the session still decodes `text` (with the final weights), so
+   * that moving to the last snapshot shows it at once.
+   */
   async translate(args) {
     if (args.focus) setFocus(args.focus);
     const t0 = performance.now();
@@ -146,24 +180,27 @@ export const handlers = {
   reset: () => sentenceOp({ type: 'reset' }),
   force: (args) => sentenceOp({ type: 'force', index: args.index, id: args.id, continue: args.continue }),
   prefix: (args) => sentenceOp({ type: 'prefix', text: args.text }),
-  compare,
+  compare: withWeights(compare),
   /** args: { ids, continue }: the output replaced by these target ids (a beam hypothesis). */
   forceIds: (args) => sentenceOp({ type: 'forceIds', ids: args.ids, continue: args.continue }),
   /** args: { width, lengthPenalty }: a beam search over the current sentence, which it leaves as it is. */
-  beam: (args) => withSession(async (session) => wire.beam(await session.beam(args.width, args.lengthPenalty))),
+  beam: withWeights((args) => withSession(async (session) => wire.beam(await session.beam(args.width, args.lengthPenalty)))),
   /** args: { row }: what made decoder row `row` produce its token (occlusion, attention, rollout). */
-  attribution: (args) => withSession(async (session) => wire.attribution(await session.attribution(args.row))),
+  attribution: withWeights((args) => withSession(async (session) => wire.attribution(await session.attribution(args.row)))),
   /** args: { stack, layer, position }: one position's journey through one layer (wire.journey). */
-  inspect: (args) => withSession(async (session) => wire.journey(await session.inspect(args.stack, args.layer, args.position))),
+  inspect: withWeights((args) =>
+    withSession(async (session) => wire.journey(await session.inspect(args.stack, args.layer, args.position))),
+  ),
   /** args: { spec }: the current output decoded again with these heads off (wire.ablation); the session is unchanged. */
-  ablate: (args) => withSession(async (session) => wire.ablation(await session.ablate(args.spec))),
+  ablate: withWeights((args) => withSession(async (session) => wire.ablation(await session.ablate(args.spec)))),
   /** Every head's importance for the current output (wire.importance), and the milliseconds measuring took. */
-  importance: () =>
+  importance: withWeights(() =>
     withSession(async (session) => {
       const t0 = performance.now();
       const measured = wire.importance(await session.importance());
       return { ...measured, ms: performance.now() - t0, backend: backendName() };
     }),
+  ),
   snapshot,
   /** A new head to look at: the current sentence's answer with that head's stages. */
   async focus(args) {

@@ -74,6 +74,11 @@ export function logOp(op) {
   }
 }
 
+/** The text of the current sentence, or null before one. */
+export function currentText() {
+  return sentence.log.find((op) => op.type === 'translate')?.text ?? null;
+}
+
 /** A new model: nothing to replay. */
 export function forgetSentence() {
   sentence.log = [];
