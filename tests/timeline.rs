@@ -156,3 +156,80 @@ fn the_cli_prints_the_timeline_and_traces_a_checkpoint() {
     );
     assert!(!out.status.success());
 }
+
+/// en-zh's timeline: recordings of 8 sentences (its 10 MB snapshots do not fit the repository).
+mod en_zh {
+    use super::*;
+    use attnscope::train::recording::read_recording;
+    use attnscope::AttentionStack;
+
+    const EXAMPLE: &str = "I love eating apples.";
+
+    fn folder() -> std::path::PathBuf {
+        common::repo().join("models/en-zh")
+    }
+
+    fn timeline() -> Timeline {
+        Timeline::from_json(&std::fs::read_to_string(folder().join(TIMELINE_FILE)).unwrap())
+            .unwrap()
+    }
+
+    #[test]
+    fn snapshots_are_recordings_within_8_mb_and_end_at_the_shipped_weights() {
+        let timeline = timeline();
+        let steps: Vec<usize> = timeline.snapshots.iter().map(|s| s.step).collect();
+        let mut expected: Vec<usize> = std::iter::once(0).chain((0..14).map(|k| 1 << k)).collect();
+        expected.push(11362);
+        assert_eq!(steps, expected);
+        let (last, recorded) = timeline.snapshots.split_last().unwrap();
+        assert_eq!(
+            (last.file.as_str(), last.recorded),
+            (FILE_NAMES.weights, false)
+        );
+        assert!(recorded.iter().all(|s| s.recorded));
+        assert_eq!(timeline.sentences.len(), 8);
+        assert_eq!(timeline.sentences[0], EXAMPLE);
+        // The timeline's files (as models/index.json counts them) fit the 8 MB budget.
+        let mut bytes = ["timeline.json", "train_log.tsv"]
+            .iter()
+            .map(|f| std::fs::metadata(folder().join(f)).unwrap().len())
+            .sum::<u64>();
+        for snapshot in recorded {
+            let path = folder().join(&snapshot.file);
+            bytes += std::fs::metadata(&path).unwrap().len();
+            let recording = read_recording(&path).unwrap();
+            assert_eq!(recording.step, snapshot.step);
+            assert_eq!(recording.answers.len(), 8);
+        }
+        assert!(bytes <= 8_000_000, "the timeline takes {bytes} bytes");
+    }
+
+    #[test]
+    fn the_running_example_aligns_as_it_learns() {
+        let timeline = timeline();
+        let first = read_recording(&folder().join(&timeline.snapshots[0].file)).unwrap();
+        let trace = &first.answers[0]["trace"];
+        let cross: AttentionStack =
+            serde_json::from_value(trace["crossAttention"].clone()).unwrap();
+        let mut session = common::session(&common::shipped("en-zh"));
+        let last = block_on(session.translate(EXAMPLE)).unwrap();
+        assert_eq!(last.output, "我爱吃苹果。");
+        assert_ne!(trace["output"], "我爱吃苹果。");
+        assert_ne!(cross, last.cross_attention);
+        let (first, last) = (layer_entropy(&cross), layer_entropy(&last.cross_attention));
+        // Measured values (nats): near-uniform over the 6 source tokens at the start (ln 6 =
+        // 1.79), sharper at the end in every layer.
+        for (measured, expected) in [
+            (&first, [1.622, 1.580, 1.630]),
+            (&last, [0.893, 0.638, 0.798]),
+        ] {
+            for (m, e) in measured.iter().zip(expected) {
+                assert!(
+                    (m - e).abs() < 0.01,
+                    "entropy {measured:?}, expected {expected:?}"
+                );
+            }
+        }
+        assert!(first.iter().zip(&last).all(|(f, l)| f - l > 0.5));
+    }
+}

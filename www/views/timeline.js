@@ -218,7 +218,10 @@ function renderSentences(box, sentences, onSentence) {
     button.addEventListener('click', () => onSentence?.(text));
     return button;
   });
-  box.replaceChildren(el('p', { className: 'hint', text: t('timeline.recordedSentences', { count: sentences.length }) }), ...buttons);
+  box.replaceChildren(
+    el('p', { className: 'explain', text: t('timeline.recordedSentences', { count: sentences.length }) }),
+    el('div', { className: 'chips' }, ...buttons),
+  );
 }
 
 function legendItem(colour, text) {

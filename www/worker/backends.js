@@ -15,9 +15,10 @@ import * as wire from '../shared/wire.js';
 import { moduleListed } from './cache.js';
 import { errorText, post, send } from './messages.js';
 import { createSession } from './model.js';
-import { chooseBackend } from './modules.js';
+import { chooseBackend, facts } from './modules.js';
 import { enqueue } from './queue.js';
-import { configure, replay } from './sentence.js';
+import { recordedAnswer, recordingStep } from './recording.js';
+import { configure, currentText, replay, sentence } from './sentence.js';
 
 const backends = {
   preference: 'auto', // what the page asked for: one of the module's backends() ('auto' | 'cpu' | 'webgpu')
@@ -64,6 +65,20 @@ export function reply(answer, extra = {}) {
   return { ...wire.answer(answer), backend: backendName(), ...extra };
 }
 
+/**
+ * The page's answer for the current sentence, `answer` being the session's. While a recorded
+ * timeline snapshot is picked (www/worker/recording.js): the recording's answer (`recorded`: its
+ * step), or when it did not record the sentence, the session's from the final weights
+ * (`recordedMissing`: the step picked). Without a recording, `answer` as it is.
+ */
+export async function recordingReply(answer) {
+  const step = recordingStep();
+  if (step == null) return reply(answer);
+  const { defaultFocus } = await facts();
+  const recorded = recordedAnswer(currentText(), sentence.focus, defaultFocus);
+  return recorded ? reply(recorded, { recorded: step }) : reply(answer, { recordedMissing: step });
+}
+
 /** Tell the page which backend answers, with a note ({ key, params }) or null. */
 function announce(note = null) {
   const { preference, gpuState } = backends;
@@ -91,7 +106,7 @@ export async function catchUp() {
   if (!backends.needsReplay) return;
   backends.needsReplay = false;
   const answer = await replay(backends.cpu);
-  if (answer) send({ type: 'refresh', result: reply(answer) });
+  if (answer) send({ type: 'refresh', result: await recordingReply(answer) });
 }
 
 /** A WebGPU device was lost (`info`: its GPUDeviceLostInfo): the CPU takes over the sentence. */
@@ -178,7 +193,7 @@ async function takeOver(session, ticket, preference) {
     backends.gpu = session;
     backends.gpuState = 'ready';
     announce();
-    if (answer) send({ type: 'refresh', result: reply(answer) });
+    if (answer) send({ type: 'refresh', result: await recordingReply(answer) });
   } catch (error) {
     free(session);
     backends.gpuState = 'dead';

@@ -2,11 +2,22 @@
 // answers. A second CPU session serves the page's comparison view.
 import * as wire from '../shared/wire.js';
 import { hookHandlers } from '../testing/worker-hooks.js';
-import { backendName, cpuSession, currentSession, free, reply, sessions, setPreference, start, withSession } from './backends.js';
+import {
+  backendName,
+  cpuSession,
+  currentSession,
+  free,
+  recordingReply,
+  reply,
+  sessions,
+  setPreference,
+  start,
+  withSession,
+} from './backends.js';
 import { errorText, progress } from './messages.js';
 import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } from './model.js';
 import { facts, loadCpuModule, memoryBytes } from './modules.js';
-import { dropRecording, recordedAnswer, recordingStep, refuseOnRecording, useRecording } from './recording.js';
+import { dropRecording, refuseOnRecording, useRecording } from './recording.js';
 import { apply, configure, currentText, forgetSentence, logOp, sentence } from './sentence.js';
 
 // A second CPU session for the comparison view, made on first use, and the heads it decodes
@@ -21,19 +32,6 @@ function sentenceOp(op) {
     logOp(op);
     return recordingReply(answer);
   });
-}
-
-/**
- * The answer for the current sentence while a recorded snapshot is picked: the recording's
- * (`recorded`: its step), or when it did not record the sentence, the session's `answer` from the
- * final weights (`recordedMissing`: the step picked). Without a recording, `answer` as it is.
- */
-async function recordingReply(answer) {
-  const step = recordingStep();
-  if (step == null) return reply(answer);
-  const { defaultFocus } = await facts();
-  const recorded = recordedAnswer(currentText(), sentence.focus, defaultFocus);
-  return recorded ? reply(recorded, { recorded: step }) : reply(answer, { recordedMissing: step });
 }
 
 function currentAnswer() {
