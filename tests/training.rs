@@ -10,11 +10,13 @@ use attnscope::files::weights::save_weights;
 use attnscope::model::Transformer;
 use attnscope::text::{build_tokenizer, Granularity};
 use attnscope::train::data::Pair;
-use attnscope::train::{read_checkpoint, tokenize_pairs, train, SnapshotPoint, TrainOptions};
+use attnscope::train::{
+    read_checkpoint, tokenize_pairs, train, Example, SnapshotPoint, TrainOptions,
+};
 use attnscope::ModelConfig;
 
-#[test]
-fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
+/// A tiny model's config and its tokenized training pairs.
+fn tiny_run() -> (ModelConfig, Vec<Example>) {
     let targets = ["我爱吃苹果。", "你喜欢茶", "我们每天吃面条"];
     let pairs: Vec<Pair> = common::TINY_TEXTS
         .iter()
@@ -31,6 +33,12 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
     let mut config = ModelConfig::en_zh(src.vocab_size(), tgt.vocab_size());
     common::resize(&mut config, [16, 2, 1, 1, 24, 24]);
     let (examples, _) = tokenize_pairs(&pairs, &config, &src, &tgt).unwrap();
+    (config, examples)
+}
+
+#[test]
+fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
+    let (config, examples) = tiny_run();
     let root = std::env::temp_dir().join(format!("attnscope-resume-{}", std::process::id()));
     let options = |dir: &str, stop: Option<usize>| TrainOptions {
         epochs: 3,
