@@ -98,6 +98,19 @@ async function openPage(browser, origin, query) {
 /** The output the page shows (body's data-output). */
 export const shownOutput = (page) => page.evaluate(() => document.body.dataset.output);
 
+/** The timeline strip and the cross-attention heatmap, in one picture: artifacts/screenshots/NAME.png. */
+export async function timelineScreenshot(page, name) {
+  const clip = await page.evaluate(() => {
+    const boxes = ['#timeline-panel', '#focus-heatmap'].map((sel) =>
+      document.querySelector(sel).closest('section').getBoundingClientRect(),
+    );
+    const top = Math.min(...boxes.map((b) => b.top)) + window.scrollY;
+    const bottom = Math.max(...boxes.map((b) => b.bottom)) + window.scrollY;
+    return { x: 0, y: top, width: document.documentElement.clientWidth, height: bottom - top };
+  });
+  await page.screenshot({ path: `${ARTIFACTS}screenshots/${name}.png`, fullPage: true, clip });
+}
+
 /** The focused heatmap's pixels, as a data URL. */
 export const heatmapPixels = (page) => page.evaluate(() => document.querySelector('#focus-heatmap canvas.matrix').toDataURL());
 

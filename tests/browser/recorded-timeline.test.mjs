@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { ARTIFACTS, shownOutput as output, servePage, translate, typeSettled, waitMessage, withPage } from './harness.mjs';
+import { shownOutput as output, servePage, timelineScreenshot, translate, typeSettled, waitMessage, withPage } from './harness.mjs';
 
 const site = servePage();
 const FOLDER = new URL('../../models/en-zh/', import.meta.url);
@@ -49,17 +49,7 @@ const recorded = (answer) => ({
   softmax: Array.from(Float32Array.from(answer.stages.softmax)),
 });
 
-async function screenshot(page, name) {
-  const clip = await page.evaluate(() => {
-    const boxes = ['#timeline-panel', '#focus-heatmap'].map((sel) =>
-      document.querySelector(sel).closest('section').getBoundingClientRect(),
-    );
-    const top = Math.min(...boxes.map((b) => b.top)) + window.scrollY;
-    const bottom = Math.max(...boxes.map((b) => b.bottom)) + window.scrollY;
-    return { x: 0, y: top, width: document.documentElement.clientWidth, height: bottom - top };
-  });
-  await page.screenshot({ path: `${ARTIFACTS}screenshots/recorded-timeline-${name}.png`, fullPage: true, clip });
-}
+const screenshot = (page, name) => timelineScreenshot(page, `recorded-timeline-${name}`);
 
 test('en-zh timeline: recordings of 8 sentences, the final model for others, tools refused on a recording', { timeout: 300_000 }, () =>
   withPage(site.origin, '?model=en-zh&backend=cpu', async ({ page, consoleErrors }) => {

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ARTIFACTS,
   currentTrace,
   heatmapPixels,
   shownOutput as output,
   servePage,
+  timelineScreenshot,
   translate,
   typeSettled,
   typeText,
@@ -47,18 +47,7 @@ async function setSlider(page, index) {
   }, index);
 }
 
-/** The timeline strip and the cross-attention heatmap, in one picture. */
-async function screenshot(page, step) {
-  const clip = await page.evaluate(() => {
-    const boxes = ['#timeline-panel', '#focus-heatmap'].map((sel) =>
-      document.querySelector(sel).closest('section').getBoundingClientRect(),
-    );
-    const top = Math.min(...boxes.map((b) => b.top)) + window.scrollY;
-    const bottom = Math.max(...boxes.map((b) => b.bottom)) + window.scrollY;
-    return { x: 0, y: top, width: document.documentElement.clientWidth, height: bottom - top };
-  });
-  await page.screenshot({ path: `${ARTIFACTS}screenshots/timeline-step-${String(step).padStart(4, '0')}.png`, fullPage: true, clip });
-}
+const screenshot = (page, step) => timelineScreenshot(page, `timeline-step-${String(step).padStart(4, '0')}`);
 
 test('the timeline strip: slider, keyboard, click, Play; every view follows the snapshot', { timeout: 300_000 }, () =>
   withPage(site.origin, '?model=date-iso&backend=cpu', async ({ page, consoleErrors }) => {
@@ -141,9 +130,9 @@ test('the timeline strip: slider, keyboard, click, Play; every view follows the 
     assert.ok(Number(await snapshotShown(page)) < steps[last], 'Pause did not stop Play');
 
     // Another model has no timeline; coming back starts on the shipped weights.
-    await page.selectOption('#model-select', 'en-zh');
-    await waitOutput(page, () => document.body.dataset.model === 'en-zh' && document.body.dataset.output.startsWith('我'));
-    assert.ok(await page.locator('#timeline-panel').isHidden(), 'the timeline strip shows for en-zh');
+    await page.selectOption('#model-select', 'zh-en');
+    await waitOutput(page, () => document.body.dataset.model === 'zh-en' && document.body.dataset.output === 'I love eating apples.');
+    assert.ok(await page.locator('#timeline-panel').isHidden(), 'the timeline strip shows for zh-en');
     assert.equal(await page.locator('body').getAttribute('data-snapshot'), null);
     await page.selectOption('#model-select', 'date-iso');
     await waitOutput(page, () => document.body.dataset.model === 'date-iso' && document.body.dataset.output === '1958-08-29');
