@@ -113,6 +113,17 @@ test('en-zh timeline: recordings of 8 sentences, the final model for others, too
     assert.deepEqual(refusals, Array(5).fill({ key: 'timeline.recordedOnly', params: { step: 0 } }));
     assert.deepEqual(await shown(page), recorded(first.answers[0]), 'a refused step changed what is shown');
 
+    // Another head: the recording has no stages for it, and the stages view says whose it has.
+    await page.selectOption('#head-select', '2');
+    await page.waitForFunction(() => window.__attnscope.state.selection.head === 2 && document.body.dataset.ready === 'true');
+    assert.equal(
+      await page.locator('#stages p.muted').first().textContent(),
+      'Step 0 is a recording: it holds the stages of one head only, cross-attention, layer 0, head 0. Pick that head to see them.',
+    );
+    await page.selectOption('#head-select', '0');
+    await page.waitForFunction(() => window.__attnscope.state.stages !== null && document.body.dataset.ready === 'true');
+    assert.deepEqual(await shown(page), recorded(first.answers[0]));
+
     // Halfway: the alignment taking shape.
     const middle = steps.indexOf(2048);
     assert.ok(middle > 0, `no snapshot at step 2048 in ${steps}`);

@@ -138,6 +138,10 @@ function stagesMissing(selection) {
   const saved = state.saved?.stages;
   if (state.saved && !state.stages && saved)
     return t('saved.otherStages', { kind: t(`kind.${saved.kind}`), layer: saved.layer, head: saved.head });
+  if (state.recorded != null && !state.stages) {
+    const head = state.facts.defaultFocus;
+    return t('timeline.recordedStages', { step: state.recorded, kind: t(`kind.${head.kind}`), layer: head.layer, head: head.head });
+  }
   return '';
 }
 
