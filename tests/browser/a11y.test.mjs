@@ -38,11 +38,13 @@ test('Tab reaches the controls in reading order, each with a visible focus ring'
   await withBrowser(async (browser) => {
     const page = await openPage(browser);
     const order = [];
-    for (let n = 0; n < 17; n++) {
+    for (let n = 0; n < 29; n++) {
       await page.keyboard.press('Tab');
       order.push(await focused(page));
     }
-    // Decoding has finished: Step, Play and To the end are disabled and skipped.
+    // The training timeline (en-zh's recordings) comes before the stepper: its export buttons,
+    // Play, the slider and the 8 recorded sentences. Decoding has finished: Step, Play and To the
+    // end are disabled and skipped.
     assert.deepEqual(order, [
       'language-select',
       'copy-link',
@@ -57,6 +59,11 @@ test('Tab reaches the controls in reading order, each with a visible focus ring'
       'source-input',
       'prefix-input',
       'prefix-button',
+      'button.export-button',
+      'button.export-button',
+      'timeline-play',
+      'timeline-slider',
+      ...Array(8).fill('button.chip'),
       'button.export-button',
       'button.export-button',
       'step-reset',

@@ -27,6 +27,11 @@ export function noteRecording(result) {
   }
 }
 
+/** A model has loaded: what the page said about the previous one goes; the backend's news stays. */
+export function clearMessageForModel() {
+  if ($('message').dataset.note !== 'backend') clearMessage();
+}
+
 export function clearMessage() {
   showMessage('');
 }
@@ -63,7 +68,10 @@ export function showBackend({ backend, note, warming }) {
   badge.textContent = t(backend === 'webgpu' ? 'backend.webgpu' : warming ? 'backend.warming' : 'backend.cpu');
   badge.className = `badge ${backend}`;
   badge.dataset.backend = backend;
-  if (note) showMessage(messageText(note), 'info');
+  if (note) {
+    showMessage(messageText(note), 'info');
+    $('message').dataset.note = 'backend';
+  }
 }
 
 /** What a failed request says: its problem ({ key, params }) in the page's language, else its message. */

@@ -13,7 +13,7 @@ import { language, messageText, t } from '../ui/i18n.js';
 import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
 import { headsForModel } from './heads.js';
 import { LOCAL_MODEL_PREFIX } from './links.js';
-import { clearMessage, clearMessageUnlessInfo, failureText, handleError, noteRecording, showMessage } from './messages.js';
+import { clearMessageForModel, clearMessageUnlessInfo, failureText, handleError, noteRecording, showMessage } from './messages.js';
 import { markSnapshot, whenDrawn } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, parts, state } from './store.js';
@@ -84,7 +84,7 @@ function showModel(model, info) {
   state.positional = info.positional;
   positional.render(info.positional);
   $('loading').hidden = true;
-  clearMessage();
+  clearMessageForModel();
   if (info.timelineNote) showMessage(messageText(info.timelineNote), 'info');
   if (info.notes?.length) showMessage(t('openModel.importNotes', { notes: info.notes.join(' · ') }), 'info');
 }

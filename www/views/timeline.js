@@ -190,7 +190,7 @@ export function createTimeline(container, { onPick, onSentence }) {
 function elements(container) {
   const playButton = el('button', {
     i18nTitle: 'timeline.playTitle',
-    attrs: { type: 'button' },
+    attrs: { type: 'button', id: 'timeline-play' },
   });
   const slider = el('input', { attrs: { type: 'range', id: 'timeline-slider', min: 0, step: 1 } });
   const readout = el('span', { className: 'timeline-readout', attrs: { 'aria-live': 'polite' } });

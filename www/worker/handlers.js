@@ -84,8 +84,8 @@ async function init(args) {
   dropComparison();
   forgetSentence();
   dropRecording();
-  start(cpu, args.backend || 'auto', args.text);
-  // The model works without its timeline: a timeline that fails to load is only reported.
+  // The model works without its timeline: a timeline that fails to load is only reported. It is
+  // read before the backends start, so that their news reaches a page that shows this model.
   let timeline = null;
   let timelineNote = null;
   try {
@@ -93,6 +93,7 @@ async function init(args) {
   } catch (error) {
     timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
   }
+  start(cpu, args.backend || 'auto', args.text);
   const { about, heads, notes } = model;
   const languages = cpu.languageCodes();
   return {
