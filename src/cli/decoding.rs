@@ -7,7 +7,7 @@ use burn::tensor::Device;
 use clap::Args;
 
 use crate::files::folder::{read_file, ModelFolder};
-use crate::files::timeline::{Snapshot, Timeline, TIMELINE_FILE};
+use crate::files::timeline::{read_timeline, Snapshot};
 use crate::model::ablation::{Ablation, HeadRef};
 use crate::session::sampling::Sampling;
 use crate::session::{BeamSearch, Focus};
@@ -46,16 +46,6 @@ pub(super) struct Decode {
     pub(super) ablate: Option<String>,
     /// The text to translate.
     pub(super) text: String,
-}
-
-/// A model folder's `timeline.json`.
-pub(super) fn read_timeline(model: &Path) -> Result<Timeline> {
-    let bytes = read_file(&model.join(TIMELINE_FILE))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| Error::NotUtf8 {
-        file: TIMELINE_FILE,
-        message: e.to_string(),
-    })?;
-    Timeline::from_json(text)
 }
 
 /// A training snapshot's weights (a recorded snapshot has none).

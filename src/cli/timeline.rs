@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use burn::tensor::Device;
 use clap::Args;
 
-use super::decoding::{read_snapshot, read_timeline};
+use super::decoding::read_snapshot;
 use crate::files::folder::ModelFolder;
-use crate::files::timeline::{Snapshot, Timeline};
+use crate::files::timeline::{read_timeline, Snapshot, Timeline};
 use crate::session::layer_entropy;
 use crate::trace::AttentionStack;
 use crate::train::recording::{read_recording, record_timeline, recorded_sentences};

@@ -75,6 +75,17 @@ pub struct Snapshot {
     pub heldout: f64,
 }
 
+/// The `timeline.json` of the model folder `dir` (native only).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_timeline(dir: &std::path::Path) -> Result<Timeline> {
+    let bytes = crate::files::folder::read_file(&dir.join(TIMELINE_FILE))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| Error::NotUtf8 {
+        file: TIMELINE_FILE,
+        message: e.to_string(),
+    })?;
+    Timeline::from_json(text)
+}
+
 impl Timeline {
     /// Parse `timeline.json`.
     pub fn from_json(text: &str) -> Result<Self> {

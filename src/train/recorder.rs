@@ -9,9 +9,9 @@ use burn::tensor::Device;
 use super::data::{metrics, Pair};
 use super::evaluate::translate_all;
 use super::SnapshotPoint;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::files::folder::{write, LoadedModel, ModelFiles, FILE_NAMES};
-use crate::files::timeline::{snapshot_file, Snapshot, Timeline, TIMELINE_FILE};
+use crate::files::timeline::{read_timeline, snapshot_file, Snapshot, Timeline, TIMELINE_FILE};
 use crate::files::weights::{replace_weights, save_weights};
 use crate::model::config::ModelConfig;
 use crate::model::Transformer;
@@ -19,11 +19,6 @@ use crate::text::TextTokenizer;
 
 /// How many held-out pairs each timeline snapshot is measured on.
 pub const TIMELINE_HELDOUT_PAIRS: usize = 100;
-
-/// Whether `out` holds a `timeline.json`.
-fn exists(out: &Path) -> bool {
-    out.join(TIMELINE_FILE).is_file()
-}
 
 /// Writes a training run's snapshots (F16) and, after each, `timeline.json`.
 pub(super) struct TimelineRecorder<'a> {
@@ -52,13 +47,8 @@ impl<'a> TimelineRecorder<'a> {
         // A resumed run keeps the snapshots taken before its checkpoint (timeline.json is
         // written after each one) and takes the rest again.
         let snapshots = match resumed_step {
-            Some(step) if self::exists(out) => {
-                let text =
-                    std::fs::read_to_string(out.join(TIMELINE_FILE)).map_err(|e| Error::Io {
-                        path: out.join(TIMELINE_FILE).display().to_string(),
-                        message: e.to_string(),
-                    })?;
-                let mut kept = Timeline::from_json(&text)?.snapshots;
+            Some(step) if out.join(TIMELINE_FILE).is_file() => {
+                let mut kept = read_timeline(out)?.snapshots;
                 kept.retain(|s| s.step < step);
                 kept
             }

@@ -15,7 +15,7 @@ use super::data::Pair;
 use super::sets::EXAMPLE_SENTENCE;
 use crate::error::{Error, Result};
 use crate::files::folder::{read_file, write, ModelFolder};
-use crate::files::timeline::{recording_file, Recording, Timeline, TIMELINE_FILE};
+use crate::files::timeline::{read_timeline, recording_file, Recording, TIMELINE_FILE};
 use crate::session::{Answer, Focus};
 use crate::trace::analysis::Analysis;
 use crate::{block_on, Session};
@@ -97,12 +97,7 @@ pub fn read_recording(path: &Path) -> Result<Recording> {
 /// Replace every weights snapshot of the timeline in `out` but the last (the shipped weights)
 /// by its recording of `sentences`; `timeline.json` then lists them.
 pub fn record_timeline(out: &Path, sentences: &[String]) -> Result<()> {
-    let text = read_file(&out.join(TIMELINE_FILE))?;
-    let text = String::from_utf8(text).map_err(|e| Error::NotUtf8 {
-        file: TIMELINE_FILE,
-        message: e.to_string(),
-    })?;
-    let mut timeline = Timeline::from_json(&text)?;
+    let mut timeline = read_timeline(out)?;
     if !timeline.sentences.is_empty() && timeline.sentences != sentences {
         return Err(Error::Timeline(
             "it is already recorded, with other sentences".into(),
