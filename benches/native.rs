@@ -10,11 +10,13 @@
 use std::time::Instant;
 
 use attnscope::files::folder::ModelFolder;
+use attnscope::model::rows::StepRows;
 use attnscope::session::Answer;
 use attnscope::trace::analysis::Analysis;
 use attnscope::Focus;
+use attnscope::LoadedModel;
 use attnscope::{block_on, Session};
-use burn::tensor::Device;
+use burn::tensor::{Device, Int, Tensor, TensorData};
 
 const WARMUP: usize = 5;
 const RUNS: usize = 30;
@@ -112,6 +114,7 @@ fn main() {
     }
     decode_table(&root);
     cached_step_table(&root);
+    row_kernel_table(&root);
     answer_table(&root);
     snapshot_table(&root);
 }
@@ -173,6 +176,78 @@ fn cached_step_table(root: &std::path::Path) {
             full.0,
             full.1,
             step.0 / full.0
+        );
+    }
+}
+
+/// The model's cached step (`decode_step` at 32 tokens of output, 16 source tokens) with every
+/// projection through burn's gemm and through the one-row kernels (`model::rows`), and the
+/// largest difference of their logits.
+fn row_kernel_table(root: &std::path::Path) {
+    table_header(true, "| model | decode_step, gemm ms (median/p95) | decode_step, one-row kernels ms | kernels / gemm | largest logit difference |");
+    for model in ["en-zh", "date-iso"] {
+        let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
+        let device = Device::flex();
+        let loaded = LoadedModel::load(folder.files(), &device).unwrap();
+        let (config, model_) = (&loaded.config, &loaded.model);
+        let rows = block_on(StepRows::for_device(model_, &device))
+            .unwrap()
+            .unwrap();
+        let ids = |values: Vec<i64>| {
+            let n = values.len();
+            Tensor::<2, Int>::from_data(TensorData::new(values, [1, n]), &device)
+        };
+        let source: Vec<i64> = (0..16).map(|i| 4 + i % 10).collect();
+        let encoded = model_.encode(ids(source), None);
+        let cross = model_.cross_key_values(encoded.memory.clone());
+        let mut cache = vec![None; config.n_decoder_layers];
+        let prefix = 32.min(config.max_len - 2);
+        for position in 0..prefix {
+            let token = ids(vec![4 + (position % 10) as i64]);
+            model_.decode_step(
+                token,
+                position,
+                &cross,
+                &encoded.padding_mask,
+                &mut cache,
+                None,
+            );
+        }
+        let run = |rows: Option<&StepRows>| {
+            let mut grown = cache.clone();
+            let token = ids(vec![5]);
+            model_
+                .decode_step(
+                    token,
+                    prefix,
+                    &cross,
+                    &encoded.padding_mask,
+                    &mut grown,
+                    rows,
+                )
+                .logits
+                .into_data()
+                .try_into_vec::<f32>()
+                .unwrap()
+        };
+        let difference = run(None)
+            .iter()
+            .zip(run(Some(&rows)))
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        let gemm = time(|| {
+            run(None);
+        });
+        let kernels = time(|| {
+            run(Some(&rows));
+        });
+        println!(
+            "| {model} | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {difference:.1e} |",
+            gemm.0,
+            gemm.1,
+            kernels.0,
+            kernels.1,
+            kernels.0 / gemm.0
         );
     }
 }

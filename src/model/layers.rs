@@ -10,6 +10,7 @@ use burn::tensor::{Bool, Device, Tensor};
 
 use super::attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention};
 use super::config::{Activation, ModelConfig};
+use super::rows::{project, LayerRows, RowLinear};
 
 // ---------------------------------------------------------------------------------------------
 // Position-wise feed-forward network
@@ -49,7 +50,11 @@ impl FeedForward {
     /// # Shapes
     /// `[batch, len, d_model]` → `[batch, len, d_ff]`.
     pub fn hidden(&self, x: Tensor<3>) -> Tensor<3> {
-        let hidden = self.linear_1.forward(x); // [batch, len, d_ff]
+        self.hidden_with(x, None)
+    }
+
+    fn hidden_with(&self, x: Tensor<3>, rows: Option<&RowLinear>) -> Tensor<3> {
+        let hidden = project(&self.linear_1, rows, x); // [batch, len, d_ff]
         match self.activation {
             Activation::Relu => relu(hidden),
             Activation::Gelu => gelu(hidden),
@@ -69,6 +74,16 @@ impl FeedForward {
     /// `[batch, len, d_model]` → `[batch, len, d_model]`.
     pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
         self.project(self.hidden(x))
+    }
+
+    /// [`Self::forward`], through one-row copies of `linear_1` and `linear_2` where given.
+    pub fn forward_with(&self, x: Tensor<3>, rows: Option<&[RowLinear; 2]>) -> Tensor<3> {
+        let hidden = self.hidden_with(x, rows.map(|r| &r[0]));
+        project(
+            &self.linear_2,
+            rows.map(|r| &r[1]),
+            self.dropout.forward(hidden),
+        )
     }
 }
 
@@ -210,6 +225,7 @@ pub struct DecoderInput<'a> {
     cross_mask: Option<Tensor<4, Bool>>,
     cache: Option<&'a mut Option<KeyValue>>,
     keep_scores: Option<AttentionKind>,
+    rows: Option<&'a LayerRows>,
 }
 
 impl<'a> DecoderInput<'a> {
@@ -222,6 +238,7 @@ impl<'a> DecoderInput<'a> {
             cross_mask: None,
             cache: None,
             keep_scores: None,
+            rows: None,
         }
     }
 
@@ -240,6 +257,12 @@ impl<'a> DecoderInput<'a> {
     /// Decode step by step: append this call's keys and values to `slot` and attend to all.
     pub fn cache(mut self, slot: Option<&'a mut Option<KeyValue>>) -> Self {
         self.cache = slot;
+        self
+    }
+
+    /// Project through one-row copies of the layer's weights (a cached step on the CPU).
+    pub fn rows(mut self, rows: Option<&'a LayerRows>) -> Self {
+        self.rows = rows;
         self
     }
 
@@ -276,11 +299,17 @@ impl DecoderLayer {
             cross_mask,
             cache,
             keep_scores,
+            rows,
         } = input;
+        let self_rows = rows.map(|r| &r.self_attn);
+        let cross_rows = rows.map(|r| &r.cross_attn);
         let keep_self_scores = keep_scores == Some(AttentionKind::DecoderSelf);
         let keep_cross_scores = keep_scores == Some(AttentionKind::Cross);
         let input = self.residual_1.input(x.clone());
-        let new_kv = self.self_attn.project_key_value(input.clone());
+        let new_kv = self.self_attn.project_key_value_with(
+            input.clone(),
+            [self_rows.map(|r| &r[1]), self_rows.map(|r| &r[2])],
+        );
         let kv = match cache {
             Some(slot) => {
                 let grown = match slot.take() {
@@ -292,20 +321,30 @@ impl DecoderLayer {
             }
             None => new_kv,
         };
-        let self_attention = self
-            .self_attn
-            .attend(input, &kv, self_mask, keep_self_scores);
+        let self_attention = self.self_attn.attend_with(
+            input,
+            &kv,
+            self_mask,
+            keep_self_scores,
+            [self_rows.map(|r| &r[0]), self_rows.map(|r| &r[3])],
+        );
         let x = self.residual_1.output(x, self_attention.context.clone());
 
         let input = self.residual_2.input(x.clone());
-        let cross_attention = self
-            .cross_attn
-            .attend(input, memory, cross_mask, keep_cross_scores);
+        let cross_attention = self.cross_attn.attend_with(
+            input,
+            memory,
+            cross_mask,
+            keep_cross_scores,
+            [cross_rows.map(|r| &r[0]), cross_rows.map(|r| &r[1])],
+        );
         let x = self.residual_2.output(x, cross_attention.context.clone());
 
-        let x = self
-            .residual_3
-            .output(x.clone(), self.ffn.forward(self.residual_3.input(x)));
+        let ffn_rows = rows.map(|r| &r.ffn);
+        let ffn = self
+            .ffn
+            .forward_with(self.residual_3.input(x.clone()), ffn_rows);
+        let x = self.residual_3.output(x, ffn);
         (
             x,
             DecoderLayerAttention {

@@ -14,6 +14,7 @@ mod layers;
 pub mod masks;
 pub mod positional;
 mod presets;
+pub mod rows;
 mod validate;
 
 pub use attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention, Probe};
@@ -31,6 +32,7 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use config::ModelConfig;
 use masks::Mask;
 use positional::PositionalTable;
+use rows::{project, RowLinear, StepRows};
 
 /// Encoder and decoder stacks with embeddings, positional encoding and the output projection.
 #[derive(Module, Debug)]
@@ -275,7 +277,7 @@ impl Transformer {
         let cross = self.cross_key_values(encoded.memory.clone());
         let layers = self.decoder_layers.len();
         let (x, attention) = self.run_prefix(tgt, &cross, &encoded.padding_mask, probe, layers);
-        self.decoder_output(x, attention)
+        self.decoder_output(x, attention, None)
     }
 
     /// The first `layers` decoder layers over a whole target prefix, with the causal mask.
@@ -300,6 +302,7 @@ impl Transformer {
             padding_mask,
             cache: None,
             probe,
+            rows: None,
         };
         self.run_decoder(x, input, layers)
     }
@@ -316,6 +319,7 @@ impl Transformer {
         cross: &[KeyValue],
         padding_mask: &Tensor<4, Bool>,
         cache: &mut [Option<KeyValue>],
+        rows: Option<&StepRows>,
     ) -> DecoderOutput {
         let x = self.embed(&self.tgt_embed, tokens, position);
         let input = DecoderRun {
@@ -324,9 +328,10 @@ impl Transformer {
             padding_mask,
             cache: Some(cache),
             probe: None,
+            rows,
         };
         let (x, attention) = self.run_decoder(x, input, self.decoder_layers.len());
-        self.decoder_output(x, attention)
+        self.decoder_output(x, attention, rows.map(|r| &r.projection))
     }
 
     /// The first `layers` decoder layers: the output of the last one run and each one's
@@ -352,7 +357,8 @@ impl Transformer {
                 .self_mask(run.self_mask.clone())
                 .cross_mask(run.padding_mask.clone())
                 .cache(slot)
-                .keep_scores(keep_scores);
+                .keep_scores(keep_scores)
+                .rows(run.rows.and_then(|r| r.layers.get(index)));
             let (next, layer_attention) = layer.forward(input);
             x = next;
             attention.push(layer_attention);
@@ -365,12 +371,13 @@ impl Transformer {
         &self,
         mut x: Tensor<3>,
         attention: Vec<DecoderLayerAttention>,
+        rows: Option<&RowLinear>,
     ) -> DecoderOutput {
         if let Some(norm) = &self.decoder_norm {
             x = norm.forward(x);
         }
         DecoderOutput {
-            logits: self.projection.forward(x),
+            logits: project(&self.projection, rows, x),
             attention,
         }
     }
@@ -384,6 +391,8 @@ struct DecoderRun<'a> {
     padding_mask: &'a Tensor<4, Bool>,
     cache: Option<&'a mut [Option<KeyValue>]>,
     probe: Option<Probe>,
+    /// One-row copies of the weights (a cached step on the CPU).
+    rows: Option<&'a StepRows>,
 }
 
 /// The last of `attention` when exactly `layers` layers ran (`None` when the stack is shorter).

@@ -100,6 +100,7 @@ impl Session {
             self.intact = Some(intact);
         }
         self.ablation = ablation;
+        self.rows = None;
         Ok(self.state.take().map(|s| s.text))
     }
 
@@ -234,7 +235,14 @@ pub async fn greedy(
     for position in 0..config.output_limit().saturating_sub(1) {
         let rows: Vec<&[u32]> = current.iter().map(std::slice::from_ref).collect();
         let tokens = padded(&rows, config.pad_id, &device); // [batch, 1]
-        let output = model.decode_step(tokens, position, &cross, &encoded.padding_mask, &mut cache);
+        let output = model.decode_step(
+            tokens,
+            position,
+            &cross,
+            &encoded.padding_mask,
+            &mut cache,
+            None,
+        );
         let logits = read_back(vec![flat(output.logits)]).await?.concat(); // [batch × vocab]
         let never = config.never_generated_at(position + 1);
         for (row, scores) in logits.chunks(config.tgt_vocab_size).enumerate() {

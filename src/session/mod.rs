@@ -35,6 +35,7 @@ use crate::model::ablation::Ablation;
 use crate::model::config::ModelConfig;
 use crate::model::masks::Mask;
 use crate::model::positional::PositionalTable;
+use crate::model::rows::StepRows;
 use crate::model::{EncoderOutput, KeyValue, Transformer};
 use crate::session::sampling::{Rng, Sampling};
 use crate::text::{join_pieces, visible, TextTokenizer};
@@ -64,6 +65,9 @@ pub struct Session {
     ablation: Ablation,
     /// The model with every head on, kept while `ablation` is not empty.
     intact: Option<Transformer>,
+    /// `loaded.model`'s projections laid out for one-row products (CPU only; built by the
+    /// first `start`, dropped whenever `loaded.model` changes).
+    rows: Option<StepRows>,
 }
 
 impl Session {
@@ -77,6 +81,7 @@ impl Session {
             state: None,
             ablation: Ablation::default(),
             intact: None,
+            rows: None,
         }
     }
 
@@ -126,6 +131,7 @@ impl Session {
         if let Some(intact) = &self.intact {
             loaded.model = intact.without_heads(&loaded.config, &self.ablation)?;
         }
+        self.rows = None;
         Ok(self.state.take().map(|s| s.text))
     }
 
@@ -138,6 +144,9 @@ impl Session {
     /// Encode a sentence and get ready to decode it.
     pub async fn start(&mut self, text: &str) -> Result<&Trace> {
         let source = self.tokenize_source(text)?;
+        if self.rows.is_none() {
+            self.rows = StepRows::for_device(&self.loaded.model, &self.device).await?;
+        }
         let src = self.ids_tensor(&source.ids, 1);
         let encoded = self.loaded.model.encode(src.clone(), None);
         let config = &self.loaded.config;
