@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use attnscope::files::folder::ModelFolder;
-use attnscope::model::rows::StepRows;
+use attnscope::model::packed::PackedWeights;
 use attnscope::session::Answer;
 use attnscope::trace::analysis::Analysis;
 use attnscope::Focus;
@@ -114,7 +114,7 @@ fn main() {
     }
     decode_table(&root);
     cached_step_table(&root);
-    row_kernel_table(&root);
+    packed_table(&root);
     answer_table(&root);
     snapshot_table(&root);
 }
@@ -180,74 +180,73 @@ fn cached_step_table(root: &std::path::Path) {
     }
 }
 
-/// The model's cached step (`decode_step` at 32 tokens of output, 16 source tokens) with every
-/// projection through burn's gemm and through the one-row kernels (`model::rows`), and the
-/// largest difference of their logits.
-fn row_kernel_table(root: &std::path::Path) {
-    table_header(true, "| model | decode_step, gemm ms (median/p95) | decode_step, one-row kernels ms | kernels / gemm | largest logit difference |");
+/// The encoder (32 source tokens, with the cross-attention keys and values) and one cached step
+/// (`decode_step` at 32 tokens of output) with every projection through burn's gemm and through
+/// the packed weights (`model::packed`), and the largest difference of their logits.
+fn packed_table(root: &std::path::Path) {
+    table_header(true, "| model | encode, gemm ms (median/p95) | encode, packed ms | packed / gemm | cached step, gemm ms | cached step, packed ms | packed / gemm | largest logit difference |");
     for model in ["en-zh", "date-iso"] {
         let folder = ModelFolder::read(&root.join("models").join(model)).unwrap();
         let device = Device::flex();
         let loaded = LoadedModel::load(folder.files(), &device).unwrap();
-        let (config, model_) = (&loaded.config, &loaded.model);
-        let rows = block_on(StepRows::for_device(model_, &device))
-            .unwrap()
-            .unwrap();
+        let (config, weights) = (&loaded.config, &loaded.model);
+        let packed = block_on(PackedWeights::new(weights)).unwrap();
         let ids = |values: Vec<i64>| {
             let n = values.len();
             Tensor::<2, Int>::from_data(TensorData::new(values, [1, n]), &device)
         };
-        let source: Vec<i64> = (0..16).map(|i| 4 + i % 10).collect();
-        let encoded = model_.encode(ids(source), None);
-        let cross = model_.cross_key_values(encoded.memory.clone());
+        let source: Vec<i64> = (0..32.min(config.max_len as i64))
+            .map(|i| 4 + i % 10)
+            .collect();
+        let encode = |packed: Option<&PackedWeights>| {
+            let encoded = weights.encode_packed(ids(source.clone()), None, packed);
+            let cross = weights.cross_key_values_packed(encoded.memory.clone(), packed);
+            cross[0].keys.clone().into_data();
+            (encoded, cross)
+        };
+        let (encoded, cross) = encode(None);
         let mut cache = vec![None; config.n_decoder_layers];
         let prefix = 32.min(config.max_len - 2);
+        let mask = &encoded.padding_mask;
         for position in 0..prefix {
             let token = ids(vec![4 + (position % 10) as i64]);
-            model_.decode_step(
-                token,
-                position,
-                &cross,
-                &encoded.padding_mask,
-                &mut cache,
-                None,
-            );
+            weights.decode_step(token, position, &cross, mask, &mut cache, None);
         }
-        let run = |rows: Option<&StepRows>| {
+        let step = |packed: Option<&PackedWeights>| {
             let mut grown = cache.clone();
-            let token = ids(vec![5]);
-            model_
-                .decode_step(
-                    token,
-                    prefix,
-                    &cross,
-                    &encoded.padding_mask,
-                    &mut grown,
-                    rows,
-                )
-                .logits
-                .into_data()
-                .try_into_vec::<f32>()
-                .unwrap()
+            let output =
+                weights.decode_step(ids(vec![5]), prefix, &cross, mask, &mut grown, packed);
+            output.logits.into_data().try_into_vec::<f32>().unwrap()
         };
-        let difference = run(None)
+        let difference = step(None)
             .iter()
-            .zip(run(Some(&rows)))
+            .zip(step(Some(&packed)))
             .map(|(a, b)| (a - b).abs())
             .fold(0.0f32, f32::max);
-        let gemm = time(|| {
-            run(None);
+        let encode_gemm = time(|| {
+            encode(None);
         });
-        let kernels = time(|| {
-            run(Some(&rows));
+        let encode_packed = time(|| {
+            encode(Some(&packed));
+        });
+        let step_gemm = time(|| {
+            step(None);
+        });
+        let step_packed = time(|| {
+            step(Some(&packed));
         });
         println!(
-            "| {model} | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {difference:.1e} |",
-            gemm.0,
-            gemm.1,
-            kernels.0,
-            kernels.1,
-            kernels.0 / gemm.0
+            "| {model} | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {difference:.1e} |",
+            encode_gemm.0,
+            encode_gemm.1,
+            encode_packed.0,
+            encode_packed.1,
+            encode_packed.0 / encode_gemm.0,
+            step_gemm.0,
+            step_gemm.1,
+            step_packed.0,
+            step_packed.1,
+            step_packed.0 / step_gemm.0
         );
     }
 }

@@ -8,7 +8,7 @@ use burn::tensor::{Bool, Device, Tensor};
 use serde::Serialize;
 
 use super::config::ModelConfig;
-use super::rows::{project, RowLinear};
+use super::packed::{project, PackedLinear};
 
 /// The three kinds of attention in an encoder-decoder Transformer, in the order they are listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -150,11 +150,15 @@ impl MultiHeadAttention {
         self.project_key_value_with(x, [None, None])
     }
 
-    /// [`Self::project_key_value`], through one-row copies of `w_k` and `w_v` where given.
-    pub fn project_key_value_with(&self, x: Tensor<3>, rows: [Option<&RowLinear>; 2]) -> KeyValue {
+    /// [`Self::project_key_value`], through packed copies of `w_k` and `w_v` where given.
+    pub fn project_key_value_with(
+        &self,
+        x: Tensor<3>,
+        packed: [Option<&PackedLinear>; 2],
+    ) -> KeyValue {
         KeyValue {
-            keys: self.split_heads(project(&self.w_k, rows[0], x.clone())),
-            values: self.split_heads(project(&self.w_v, rows[1], x)),
+            keys: self.split_heads(project(&self.w_k, packed[0], x.clone())),
+            values: self.split_heads(project(&self.w_v, packed[1], x)),
         }
     }
 
@@ -175,16 +179,16 @@ impl MultiHeadAttention {
         self.attend_with(query_input, kv, mask, keep_raw_scores, [None, None])
     }
 
-    /// [`Self::attend`], through one-row copies of `w_q` and `w_o` where given.
+    /// [`Self::attend`], through packed copies of `w_q` and `w_o` where given.
     pub fn attend_with(
         &self,
         query_input: Tensor<3>,
         kv: &KeyValue,
         mask: Option<Tensor<4, Bool>>,
         keep_raw_scores: bool,
-        rows: [Option<&RowLinear>; 2],
+        packed: [Option<&PackedLinear>; 2],
     ) -> AttentionOutput {
-        let query = self.split_heads(project(&self.w_q, rows[0], query_input)); // [batch, heads, q_len, d_k]
+        let query = self.split_heads(project(&self.w_q, packed[0], query_input)); // [batch, heads, q_len, d_k]
         let raw = query.matmul(kv.keys.clone().swap_dims(2, 3)); // [batch, heads, q_len, k_len]
                                                                  // Without the 1/√d_k the dot products grow with d_k and softmax saturates.
         let mut scores = raw.clone().div_scalar((self.d_k as f32).sqrt());
@@ -199,7 +203,7 @@ impl MultiHeadAttention {
         let [batch, n_heads, q_len, d_k] = heads.dims();
         let concatenated = heads.swap_dims(1, 2).reshape([batch, q_len, n_heads * d_k]); // [batch, q_len, d_model]
         AttentionOutput {
-            context: project(&self.w_o, rows[1], concatenated),
+            context: project(&self.w_o, packed[1], concatenated),
             weights,
             raw_scores: keep_raw_scores.then_some(raw),
         }

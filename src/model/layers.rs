@@ -10,7 +10,7 @@ use burn::tensor::{Bool, Device, Tensor};
 
 use super::attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention};
 use super::config::{Activation, ModelConfig};
-use super::rows::{project, LayerRows, RowLinear};
+use super::packed::{project, PackedDecoderLayer, PackedEncoderLayer, PackedLinear};
 
 // ---------------------------------------------------------------------------------------------
 // Position-wise feed-forward network
@@ -53,8 +53,8 @@ impl FeedForward {
         self.hidden_with(x, None)
     }
 
-    fn hidden_with(&self, x: Tensor<3>, rows: Option<&RowLinear>) -> Tensor<3> {
-        let hidden = project(&self.linear_1, rows, x); // [batch, len, d_ff]
+    fn hidden_with(&self, x: Tensor<3>, packed: Option<&PackedLinear>) -> Tensor<3> {
+        let hidden = project(&self.linear_1, packed, x); // [batch, len, d_ff]
         match self.activation {
             Activation::Relu => relu(hidden),
             Activation::Gelu => gelu(hidden),
@@ -76,12 +76,12 @@ impl FeedForward {
         self.project(self.hidden(x))
     }
 
-    /// [`Self::forward`], through one-row copies of `linear_1` and `linear_2` where given.
-    pub fn forward_with(&self, x: Tensor<3>, rows: Option<&[RowLinear; 2]>) -> Tensor<3> {
-        let hidden = self.hidden_with(x, rows.map(|r| &r[0]));
+    /// [`Self::forward`], through packed copies of `linear_1` and `linear_2` where given.
+    pub fn forward_with(&self, x: Tensor<3>, packed: Option<&[PackedLinear; 2]>) -> Tensor<3> {
+        let hidden = self.hidden_with(x, packed.map(|r| &r[0]));
         project(
             &self.linear_2,
-            rows.map(|r| &r[1]),
+            packed.map(|r| &r[1]),
             self.dropout.forward(hidden),
         )
     }
@@ -169,14 +169,34 @@ impl EncoderLayer {
         padding_mask: Option<Tensor<4, Bool>>,
         keep_raw_scores: bool,
     ) -> (Tensor<3>, AttentionOutput) {
+        self.forward_packed(x, padding_mask, keep_raw_scores, None)
+    }
+
+    /// [`Self::forward`], through packed copies of the layer's weights where given (the CPU).
+    pub fn forward_packed(
+        &self,
+        x: Tensor<3>,
+        padding_mask: Option<Tensor<4, Bool>>,
+        keep_raw_scores: bool,
+        packed: Option<&PackedEncoderLayer>,
+    ) -> (Tensor<3>, AttentionOutput) {
+        let attn = packed.map(|p| &p.self_attn);
         let input = self.residual_1.input(x.clone());
-        let attention = self
+        let kv = self
             .self_attn
-            .forward(input.clone(), input, padding_mask, keep_raw_scores);
+            .project_key_value_with(input.clone(), [attn.map(|p| &p[1]), attn.map(|p| &p[2])]);
+        let attention = self.self_attn.attend_with(
+            input,
+            &kv,
+            padding_mask,
+            keep_raw_scores,
+            [attn.map(|p| &p[0]), attn.map(|p| &p[3])],
+        );
         let x = self.residual_1.output(x, attention.context.clone());
-        let x = self
-            .residual_2
-            .output(x.clone(), self.ffn.forward(self.residual_2.input(x)));
+        let ffn = self
+            .ffn
+            .forward_with(self.residual_2.input(x.clone()), packed.map(|p| &p.ffn));
+        let x = self.residual_2.output(x, ffn);
         (x, attention)
     }
 }
@@ -225,7 +245,7 @@ pub struct DecoderInput<'a> {
     cross_mask: Option<Tensor<4, Bool>>,
     cache: Option<&'a mut Option<KeyValue>>,
     keep_scores: Option<AttentionKind>,
-    rows: Option<&'a LayerRows>,
+    packed: Option<&'a PackedDecoderLayer>,
 }
 
 impl<'a> DecoderInput<'a> {
@@ -238,7 +258,7 @@ impl<'a> DecoderInput<'a> {
             cross_mask: None,
             cache: None,
             keep_scores: None,
-            rows: None,
+            packed: None,
         }
     }
 
@@ -260,9 +280,9 @@ impl<'a> DecoderInput<'a> {
         self
     }
 
-    /// Project through one-row copies of the layer's weights (a cached step on the CPU).
-    pub fn rows(mut self, rows: Option<&'a LayerRows>) -> Self {
-        self.rows = rows;
+    /// Project through packed copies of the layer's weights (the CPU).
+    pub fn packed(mut self, packed: Option<&'a PackedDecoderLayer>) -> Self {
+        self.packed = packed;
         self
     }
 
@@ -299,16 +319,16 @@ impl DecoderLayer {
             cross_mask,
             cache,
             keep_scores,
-            rows,
+            packed,
         } = input;
-        let self_rows = rows.map(|r| &r.self_attn);
-        let cross_rows = rows.map(|r| &r.cross_attn);
+        let self_packed = packed.map(|r| &r.self_attn);
+        let cross_packed = packed.map(|r| &r.cross_attn);
         let keep_self_scores = keep_scores == Some(AttentionKind::DecoderSelf);
         let keep_cross_scores = keep_scores == Some(AttentionKind::Cross);
         let input = self.residual_1.input(x.clone());
         let new_kv = self.self_attn.project_key_value_with(
             input.clone(),
-            [self_rows.map(|r| &r[1]), self_rows.map(|r| &r[2])],
+            [self_packed.map(|r| &r[1]), self_packed.map(|r| &r[2])],
         );
         let kv = match cache {
             Some(slot) => {
@@ -326,7 +346,7 @@ impl DecoderLayer {
             &kv,
             self_mask,
             keep_self_scores,
-            [self_rows.map(|r| &r[0]), self_rows.map(|r| &r[3])],
+            [self_packed.map(|r| &r[0]), self_packed.map(|r| &r[3])],
         );
         let x = self.residual_1.output(x, self_attention.context.clone());
 
@@ -336,14 +356,14 @@ impl DecoderLayer {
             memory,
             cross_mask,
             keep_cross_scores,
-            [cross_rows.map(|r| &r[0]), cross_rows.map(|r| &r[1])],
+            [cross_packed.map(|r| &r[0]), cross_packed.map(|r| &r[3])],
         );
         let x = self.residual_2.output(x, cross_attention.context.clone());
 
-        let ffn_rows = rows.map(|r| &r.ffn);
+        let ffn_packed = packed.map(|r| &r.ffn);
         let ffn = self
             .ffn
-            .forward_with(self.residual_3.input(x.clone()), ffn_rows);
+            .forward_with(self.residual_3.input(x.clone()), ffn_packed);
         let x = self.residual_3.output(x, ffn);
         (
             x,

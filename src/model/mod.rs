@@ -12,9 +12,9 @@ pub mod config;
 pub mod generation;
 mod layers;
 pub mod masks;
+pub mod packed;
 pub mod positional;
 mod presets;
-pub mod rows;
 mod validate;
 
 pub use attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention, Probe};
@@ -31,8 +31,8 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
 use config::ModelConfig;
 use masks::Mask;
+use packed::{project, PackedLinear, PackedWeights};
 use positional::PositionalTable;
-use rows::{project, RowLinear, StepRows};
 
 /// Encoder and decoder stacks with embeddings, positional encoding and the output projection.
 #[derive(Module, Debug)]
@@ -185,8 +185,18 @@ impl Transformer {
     /// # Shapes
     /// `src: [batch, src_len]` → memory `[batch, src_len, d_model]`.
     pub fn encode(&self, src: Tensor<2, Int>, probe: Option<Probe>) -> EncoderOutput {
-        let (mut x, attention, padding_mask) =
-            self.run_encoder(src, probe, self.encoder_layers.len());
+        self.encode_packed(src, probe, None)
+    }
+
+    /// [`Self::encode`], through packed copies of the weights where given (the CPU).
+    pub fn encode_packed(
+        &self,
+        src: Tensor<2, Int>,
+        probe: Option<Probe>,
+        packed: Option<&PackedWeights>,
+    ) -> EncoderOutput {
+        let layers = self.encoder_layers.len();
+        let (mut x, attention, padding_mask) = self.run_encoder(src, probe, layers, packed);
         if let Some(norm) = &self.encoder_norm {
             x = norm.forward(x);
         }
@@ -204,6 +214,7 @@ impl Transformer {
         src: Tensor<2, Int>,
         probe: Option<Probe>,
         layers: usize,
+        packed: Option<&PackedWeights>,
     ) -> (Tensor<3>, Vec<AttentionOutput>, Tensor<4, Bool>) {
         let padding_mask = self.padding_mask(src.clone());
         let mut x = self.embed(&self.src_embed, src, 0);
@@ -214,7 +225,9 @@ impl Transformer {
                     kind: AttentionKind::EncoderSelf,
                     layer: index,
                 });
-            let (next, layer_attention) = layer.forward(x, Some(padding_mask.clone()), keep);
+            let layer_packed = packed.and_then(|p| p.encoder.get(index));
+            let mask = Some(padding_mask.clone());
+            let (next, layer_attention) = layer.forward_packed(x, mask, keep, layer_packed);
             x = next;
             attention.push(layer_attention);
         }
@@ -232,7 +245,7 @@ impl Transformer {
             kind: AttentionKind::EncoderSelf,
             layer,
         };
-        let (_, attention, _) = self.run_encoder(src, Some(probe), layer + 1);
+        let (_, attention, _) = self.run_encoder(src, Some(probe), layer + 1, None);
         last_of(attention, layer + 1)
     }
 
@@ -258,9 +271,24 @@ impl Transformer {
 
     /// The encoder output projected into each decoder layer's cross-attention keys and values.
     pub fn cross_key_values(&self, memory: Tensor<3>) -> Vec<KeyValue> {
-        self.decoder_layers
-            .iter()
-            .map(|layer| layer.cross_attn.project_key_value(memory.clone()))
+        self.cross_key_values_packed(memory, None)
+    }
+
+    /// [`Self::cross_key_values`], through packed copies of the weights where given (the CPU).
+    pub fn cross_key_values_packed(
+        &self,
+        memory: Tensor<3>,
+        packed: Option<&PackedWeights>,
+    ) -> Vec<KeyValue> {
+        let layers = self.decoder_layers.iter().enumerate();
+        layers
+            .map(|(index, layer)| {
+                let p = packed
+                    .and_then(|p| p.decoder.get(index))
+                    .map(|p| &p.cross_attn);
+                let kv = [p.map(|p| &p[1]), p.map(|p| &p[2])];
+                layer.cross_attn.project_key_value_with(memory.clone(), kv)
+            })
             .collect()
     }
 
@@ -302,7 +330,7 @@ impl Transformer {
             padding_mask,
             cache: None,
             probe,
-            rows: None,
+            packed: None,
         };
         self.run_decoder(x, input, layers)
     }
@@ -319,7 +347,7 @@ impl Transformer {
         cross: &[KeyValue],
         padding_mask: &Tensor<4, Bool>,
         cache: &mut [Option<KeyValue>],
-        rows: Option<&StepRows>,
+        packed: Option<&PackedWeights>,
     ) -> DecoderOutput {
         let x = self.embed(&self.tgt_embed, tokens, position);
         let input = DecoderRun {
@@ -328,10 +356,10 @@ impl Transformer {
             padding_mask,
             cache: Some(cache),
             probe: None,
-            rows,
+            packed,
         };
         let (x, attention) = self.run_decoder(x, input, self.decoder_layers.len());
-        self.decoder_output(x, attention, rows.map(|r| &r.projection))
+        self.decoder_output(x, attention, packed.map(|r| &r.projection))
     }
 
     /// The first `layers` decoder layers: the output of the last one run and each one's
@@ -358,7 +386,7 @@ impl Transformer {
                 .cross_mask(run.padding_mask.clone())
                 .cache(slot)
                 .keep_scores(keep_scores)
-                .rows(run.rows.and_then(|r| r.layers.get(index)));
+                .packed(run.packed.and_then(|r| r.decoder.get(index)));
             let (next, layer_attention) = layer.forward(input);
             x = next;
             attention.push(layer_attention);
@@ -371,13 +399,13 @@ impl Transformer {
         &self,
         mut x: Tensor<3>,
         attention: Vec<DecoderLayerAttention>,
-        rows: Option<&RowLinear>,
+        packed: Option<&PackedLinear>,
     ) -> DecoderOutput {
         if let Some(norm) = &self.decoder_norm {
             x = norm.forward(x);
         }
         DecoderOutput {
-            logits: project(&self.projection, rows, x),
+            logits: project(&self.projection, packed, x),
             attention,
         }
     }
@@ -391,8 +419,8 @@ struct DecoderRun<'a> {
     padding_mask: &'a Tensor<4, Bool>,
     cache: Option<&'a mut [Option<KeyValue>]>,
     probe: Option<Probe>,
-    /// One-row copies of the weights (a cached step on the CPU).
-    rows: Option<&'a StepRows>,
+    /// Packed copies of the weights (the CPU).
+    packed: Option<&'a PackedWeights>,
 }
 
 /// The last of `attention` when exactly `layers` layers ran (`None` when the stack is shorter).

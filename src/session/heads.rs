@@ -100,7 +100,7 @@ impl Session {
             self.intact = Some(intact);
         }
         self.ablation = ablation;
-        self.rows = None;
+        self.packed = None;
         Ok(self.state.take().map(|s| s.text))
     }
 

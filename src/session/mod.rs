@@ -34,8 +34,8 @@ use crate::files::folder::{LoadedModel, ModelFiles};
 use crate::model::ablation::Ablation;
 use crate::model::config::ModelConfig;
 use crate::model::masks::Mask;
+use crate::model::packed::PackedWeights;
 use crate::model::positional::PositionalTable;
-use crate::model::rows::StepRows;
 use crate::model::{EncoderOutput, KeyValue, Transformer};
 use crate::session::sampling::{Rng, Sampling};
 use crate::text::{join_pieces, visible, TextTokenizer};
@@ -65,9 +65,9 @@ pub struct Session {
     ablation: Ablation,
     /// The model with every head on, kept while `ablation` is not empty.
     intact: Option<Transformer>,
-    /// `loaded.model`'s projections laid out for one-row products (CPU only; built by the
-    /// first `start`, dropped whenever `loaded.model` changes).
-    rows: Option<StepRows>,
+    /// `loaded.model`'s projections packed for the CPU (`model::packed`; built by the first
+    /// `start`, dropped whenever `loaded.model` changes).
+    packed: Option<PackedWeights>,
 }
 
 impl Session {
@@ -81,7 +81,7 @@ impl Session {
             state: None,
             ablation: Ablation::default(),
             intact: None,
-            rows: None,
+            packed: None,
         }
     }
 
@@ -131,7 +131,7 @@ impl Session {
         if let Some(intact) = &self.intact {
             loaded.model = intact.without_heads(&loaded.config, &self.ablation)?;
         }
-        self.rows = None;
+        self.packed = None;
         Ok(self.state.take().map(|s| s.text))
     }
 
@@ -144,11 +144,12 @@ impl Session {
     /// Encode a sentence and get ready to decode it.
     pub async fn start(&mut self, text: &str) -> Result<&Trace> {
         let source = self.tokenize_source(text)?;
-        if self.rows.is_none() {
-            self.rows = StepRows::for_device(&self.loaded.model, &self.device).await?;
+        if self.packed.is_none() {
+            self.packed = PackedWeights::for_device(&self.loaded.model, &self.device).await?;
         }
         let src = self.ids_tensor(&source.ids, 1);
-        let encoded = self.loaded.model.encode(src.clone(), None);
+        let packed = self.packed.as_ref();
+        let encoded = self.loaded.model.encode_packed(src.clone(), None, packed);
         let config = &self.loaded.config;
         let len = source.ids.len();
         let parts = encoded
@@ -159,7 +160,10 @@ impl Session {
         let data = read_back(parts).await?.concat();
         let (layers, heads) = (config.n_encoder_layers, config.encoder_heads());
         let encoder_self_attention = AttentionStack::new(layers, heads, len, len, data);
-        let cross = self.loaded.model.cross_key_values(encoded.memory.clone());
+        let cross = self
+            .loaded
+            .model
+            .cross_key_values_packed(encoded.memory.clone(), packed);
         let trace = Trace::new(Started {
             model: config.name.clone(),
             padding_mask: Mask::padding(&source.ids, config.pad_id),

@@ -43,7 +43,7 @@ impl Session {
             &state.cross,
             &state.encoded.padding_mask,
             &mut state.cache,
-            self.rows.as_ref(),
+            self.packed.as_ref(),
         );
         let mut parts = vec![flat(output.logits)];
         parts.extend(

@@ -143,7 +143,7 @@ impl Session {
             .encoder_layers
             .get(request.layer)
             .ok_or(Error::Invariant("a checked encoder layer is missing"))?;
-        let (x, _, padding_mask) = model.run_encoder(state.src.clone(), None, request.layer);
+        let (x, _, padding_mask) = model.run_encoder(state.src.clone(), None, request.layer, None);
         let ids = &state.trace.src_ids;
         let (x_query, input, embedding) =
             self.input_reads(&x, &model.src_embed, ids, request, reads);
