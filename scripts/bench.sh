@@ -9,7 +9,8 @@
 #      export and check, then attnscope CPU wasm, WebGPU wasm (SwiftShader: $BASE_GPU_LENGTHS
 #      source tokens, 1 run) and onnxruntime-web in one page, every engine decoding
 #      $BASE_OUT_TOKENS tokens, sources of 8–128 tokens, $BASE_RUNS samples, $REPEATS loads;
-#   4. the journey view's scrub time (benches/journey.mjs) and the page's responsiveness budgets (benches/phases.mjs: long tasks of a large model's views,
+#   4. the journey view's scrub time (benches/journey.mjs), what the first heatmap after a warm
+#      reload is made of (benches/first-heatmap.mjs: the page's and the worker's phases), and the page's responsiveness budgets (benches/phases.mjs: long tasks of a large model's views,
 #      the WebGPU device-lost switch), moved out of the tests;
 #   5. benches/out/results.json (one record per measurement), RESULTS.md's generated tables and
 #      the cost-per-output-token plot (benches/cost-per-token.png).
@@ -58,6 +59,7 @@ stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node
 stage "browser: large random models (opus-mt and base size)" bash -c 'set -o pipefail; node benches/big-model.mjs | tee benches/out/big-model.md'
 stage "browser: base size, $BASE_OUT_TOKENS output tokens, $REPEATS loads" browser_base
 stage "browser: the journey view's scrub (another token or layer → redrawn)" bash -c 'set -o pipefail; node benches/journey.mjs | tee benches/out/journey.md'
+stage "browser: what the first heatmap after a warm reload is made of" bash -c 'set -o pipefail; node benches/first-heatmap.mjs en-zh | tee benches/out/first-heatmap.md'
 stage "browser: responsiveness budgets (long tasks, device-lost switch)" bash -c 'set -o pipefail; node benches/phases.mjs | tee benches/out/phases.md'
 stage "results.json and RESULTS.md tables" node benches/tables.mjs
 stage "plot: cost per output token" benches/.venv/bin/python benches/plot_cost.py

@@ -11,7 +11,7 @@ import { onInput, play, run, samplingArgs, select, showAnswer, showBeamControls,
 import { createClient } from './client.js';
 import { applyLink, copyLink, updateLink } from './links.js';
 import { handleError, showBackend, showMessage, showProgress } from './messages.js';
-import { loadFailed, modelOption, modelTitle, openLocalModel, showModelDescription, switchModel } from './models.js';
+import { loadFailed, modelOption, modelTitle, openLocalModel, showModelDescription, switchModel, timed } from './models.js';
 import { createOpenModel } from './open-model.js';
 import { createPanels } from './panels.js';
 import { recover } from './recovery.js';
@@ -170,7 +170,7 @@ async function main() {
     page: { state, journey: parts.views.journey, select, switchModel, onChange: () => updateLink('replace') },
   });
   installHooks({ state, call });
-  const index = await modelIndex();
+  const index = await timed('boot: model list', modelIndex);
   if (!index) return;
   state.models = index.models;
   $('model-select').replaceChildren(...index.models.map((m) => option(m.name)));
@@ -181,7 +181,7 @@ async function main() {
   wireDecoding();
   wireLooking();
   wireFiles();
-  const worker = await learnFacts(model);
+  const worker = await timed('boot: worker and CPU module', () => learnFacts(model));
   if (!worker) return;
   window.addEventListener('popstate', () => applyLink(location.hash));
   await applyLink(location.hash, { first: { model, backend: params.get('backend'), worker } });

@@ -30,16 +30,16 @@ export async function boot(backend = $('backend-select').value, model = state.mo
   if (!client.inUse()) $('loading').hidden = false;
   try {
     const text = $('source-input').value;
-    const info = await client.call('init', { model, backend, text }, next);
+    const info = await timed('boot: init', () => client.call('init', { model, backend, text }, next));
     if (ticket !== state.bootTicket) {
       // A newer model choice superseded this one while it loaded.
       client.retire(next);
       return false;
     }
     client.adopt(next);
-    showModel(model, info);
-    await call('sampling', samplingArgs());
-    await translate();
+    await timed('boot: show the model', () => showModel(model, info));
+    await timed('boot: sampling', () => call('sampling', samplingArgs()));
+    await timed('boot: translate and draw', translate);
     await loadPaddingDemo();
     return true;
   } catch (error) {
@@ -49,6 +49,19 @@ export async function boot(backend = $('backend-select').value, model = state.mo
     if (state.model) $('model-select').value = state.model.name;
     showMessage(loadFailed(model, failureText(error)));
     return false;
+  }
+}
+
+/**
+ * `run()`, timed as a user-timing measure `name` (benches/first-heatmap.mjs reads them with the
+ * worker's: what the first heatmap after a load is made of).
+ */
+export async function timed(name, run) {
+  const start = performance.now();
+  try {
+    return await run();
+  } finally {
+    performance.measure(name, { start, end: performance.now() });
   }
 }
 

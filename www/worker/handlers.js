@@ -76,11 +76,11 @@ function modelLabel(entry) {
  * importing a Hugging Face folder did not apply; `languages`: a multi-target model's `>>code<<` tokens).
  */
 async function init(args) {
-  await loadCpuModule();
-  await loadModel(args.model);
+  await phase('init: CPU module', loadCpuModule);
+  await phase('init: model files', () => loadModel(args.model));
   // Building a big model takes seconds after its bytes are read: the bar says so.
   progress({ label: modelLabel(args.model), loaded: 0, total: 0, phase: 'load' });
-  const cpu = await createSession('cpu');
+  const cpu = await phase('init: session', () => createSession('cpu'));
   dropComparison();
   forgetSentence();
   dropRecording();
@@ -89,7 +89,7 @@ async function init(args) {
   let timeline = null;
   let timelineNote = null;
   try {
-    timeline = await loadModelTimeline();
+    timeline = await phase('init: timeline', loadModelTimeline);
   } catch (error) {
     timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
   }
@@ -106,6 +106,19 @@ async function init(args) {
     notes,
     languages,
   };
+}
+
+/**
+ * `run()`, timed as a user-timing measure named `name` in the worker's performance timeline
+ * (benches/first-heatmap.mjs reads them: what the first heatmap after a load is made of).
+ */
+async function phase(name, run) {
+  const start = performance.now();
+  try {
+    return await run();
+  } finally {
+    performance.measure(name, { start, end: performance.now() });
+  }
 }
 
 /**
