@@ -140,21 +140,19 @@ async function modelIndex() {
 
 /**
  * The first worker loads the wasm module and tells the facts both threads share; it then loads
- * the first model. Resolves to it, or null (and a message) when the module did not load.
+ * the first model. Resolves to it, or to the error that kept the module from loading.
  */
-async function learnFacts(model) {
+async function learnFacts() {
   const worker = parts.client.spawn();
   try {
     state.facts = await parts.client.call('facts', {}, worker);
   } catch (error) {
     parts.client.retire(worker);
-    $('loading').hidden = true;
-    showMessage(loadFailed(model, error.message));
-    return null;
+    return { error };
   }
   state.selection = { ...state.facts.defaultFocus };
   $('beam-width').max = String(state.facts.maxBeamWidth);
-  return worker;
+  return { worker };
 }
 
 async function main() {
@@ -170,8 +168,13 @@ async function main() {
     page: { state, journey: parts.views.journey, select, switchModel, onChange: () => updateLink('replace') },
   });
   installHooks({ state, call });
+  // The worker and its wasm module start while the model list is fetched: neither needs the other.
+  const facts = timed('boot: worker and CPU module', learnFacts);
   const index = await timed('boot: model list', modelIndex);
-  if (!index) return;
+  if (!index) {
+    facts.then(({ worker }) => worker && parts.client.retire(worker));
+    return;
+  }
   state.models = index.models;
   $('model-select').replaceChildren(...index.models.map((m) => option(m.name)));
   // ?model= and ?backend= (the tests' and the benchmark's) choose where a link does not.
@@ -181,8 +184,12 @@ async function main() {
   wireDecoding();
   wireLooking();
   wireFiles();
-  const worker = await timed('boot: worker and CPU module', () => learnFacts(model));
-  if (!worker) return;
+  const { worker, error } = await facts;
+  if (!worker) {
+    $('loading').hidden = true;
+    showMessage(loadFailed(model, error.message));
+    return;
+  }
   window.addEventListener('popstate', () => applyLink(location.hash));
   await applyLink(location.hash, { first: { model, backend: params.get('backend'), worker } });
 }
