@@ -8,7 +8,7 @@ use burn::tensor::{Bool, Device, Tensor};
 use serde::Serialize;
 
 use super::config::ModelConfig;
-use super::packed::{project, PackedLinear};
+use super::packed::{project, PackedAttention};
 
 /// The three kinds of attention in an encoder-decoder Transformer, in the order they are listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -147,18 +147,18 @@ impl MultiHeadAttention {
     /// # Shapes
     /// `x: [batch, k_len, d_model]` → keys and values `[batch, heads, k_len, d_k]`.
     pub fn project_key_value(&self, x: Tensor<3>) -> KeyValue {
-        self.project_key_value_with(x, [None, None])
+        self.project_key_value_with(x, None)
     }
 
     /// [`Self::project_key_value`], through packed copies of `w_k` and `w_v` where given.
     pub fn project_key_value_with(
         &self,
         x: Tensor<3>,
-        packed: [Option<&PackedLinear>; 2],
+        packed: Option<&PackedAttention>,
     ) -> KeyValue {
         KeyValue {
-            keys: self.split_heads(project(&self.w_k, packed[0], x.clone())),
-            values: self.split_heads(project(&self.w_v, packed[1], x)),
+            keys: self.split_heads(project(&self.w_k, packed.map(|p| &p.w_k), x.clone())),
+            values: self.split_heads(project(&self.w_v, packed.map(|p| &p.w_v), x)),
         }
     }
 
@@ -176,7 +176,7 @@ impl MultiHeadAttention {
         mask: Option<Tensor<4, Bool>>,
         keep_raw_scores: bool,
     ) -> AttentionOutput {
-        self.attend_with(query_input, kv, mask, keep_raw_scores, [None, None])
+        self.attend_with(query_input, kv, mask, keep_raw_scores, None)
     }
 
     /// [`Self::attend`], through packed copies of `w_q` and `w_o` where given.
@@ -186,9 +186,9 @@ impl MultiHeadAttention {
         kv: &KeyValue,
         mask: Option<Tensor<4, Bool>>,
         keep_raw_scores: bool,
-        packed: [Option<&PackedLinear>; 2],
+        packed: Option<&PackedAttention>,
     ) -> AttentionOutput {
-        let query = self.split_heads(project(&self.w_q, packed[0], query_input)); // [batch, heads, q_len, d_k]
+        let query = self.split_heads(project(&self.w_q, packed.map(|p| &p.w_q), query_input)); // [batch, heads, q_len, d_k]
         let raw = query.matmul(kv.keys.clone().swap_dims(2, 3)); // [batch, heads, q_len, k_len]
                                                                  // Without the 1/√d_k the dot products grow with d_k and softmax saturates.
         let mut scores = raw.clone().div_scalar((self.d_k as f32).sqrt());
@@ -203,7 +203,7 @@ impl MultiHeadAttention {
         let [batch, n_heads, q_len, d_k] = heads.dims();
         let concatenated = heads.swap_dims(1, 2).reshape([batch, q_len, n_heads * d_k]); // [batch, q_len, d_model]
         AttentionOutput {
-            context: project(&self.w_o, packed[1], concatenated),
+            context: project(&self.w_o, packed.map(|p| &p.w_o), concatenated),
             weights,
             raw_scores: keep_raw_scores.then_some(raw),
         }
@@ -220,7 +220,19 @@ impl MultiHeadAttention {
         mask: Option<Tensor<4, Bool>>,
         keep_raw_scores: bool,
     ) -> AttentionOutput {
-        let kv = self.project_key_value(key_value_input);
-        self.attend(query_input, &kv, mask, keep_raw_scores)
+        self.forward_with(query_input, key_value_input, mask, keep_raw_scores, None)
+    }
+
+    /// [`Self::forward`], through packed copies of the projections where given.
+    pub fn forward_with(
+        &self,
+        query_input: Tensor<3>,
+        key_value_input: Tensor<3>,
+        mask: Option<Tensor<4, Bool>>,
+        keep_raw_scores: bool,
+        packed: Option<&PackedAttention>,
+    ) -> AttentionOutput {
+        let kv = self.project_key_value_with(key_value_input, packed);
+        self.attend_with(query_input, &kv, mask, keep_raw_scores, packed)
     }
 }

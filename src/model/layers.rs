@@ -78,10 +78,10 @@ impl FeedForward {
 
     /// [`Self::forward`], through packed copies of `linear_1` and `linear_2` where given.
     pub fn forward_with(&self, x: Tensor<3>, packed: Option<&[PackedLinear; 2]>) -> Tensor<3> {
-        let hidden = self.hidden_with(x, packed.map(|r| &r[0]));
+        let hidden = self.hidden_with(x, packed.map(|p| &p[0]));
         project(
             &self.linear_2,
-            packed.map(|r| &r[1]),
+            packed.map(|p| &p[1]),
             self.dropout.forward(hidden),
         )
     }
@@ -180,17 +180,13 @@ impl EncoderLayer {
         keep_raw_scores: bool,
         packed: Option<&PackedEncoderLayer>,
     ) -> (Tensor<3>, AttentionOutput) {
-        let attn = packed.map(|p| &p.self_attn);
         let input = self.residual_1.input(x.clone());
-        let kv = self
-            .self_attn
-            .project_key_value_with(input.clone(), [attn.map(|p| &p[1]), attn.map(|p| &p[2])]);
-        let attention = self.self_attn.attend_with(
+        let attention = self.self_attn.forward_with(
+            input.clone(),
             input,
-            &kv,
             padding_mask,
             keep_raw_scores,
-            [attn.map(|p| &p[0]), attn.map(|p| &p[3])],
+            packed.map(|p| &p.self_attn),
         );
         let x = self.residual_1.output(x, attention.context.clone());
         let ffn = self
@@ -321,15 +317,13 @@ impl DecoderLayer {
             keep_scores,
             packed,
         } = input;
-        let self_packed = packed.map(|r| &r.self_attn);
-        let cross_packed = packed.map(|r| &r.cross_attn);
+        let self_packed = packed.map(|p| &p.self_attn);
         let keep_self_scores = keep_scores == Some(AttentionKind::DecoderSelf);
         let keep_cross_scores = keep_scores == Some(AttentionKind::Cross);
         let input = self.residual_1.input(x.clone());
-        let new_kv = self.self_attn.project_key_value_with(
-            input.clone(),
-            [self_packed.map(|r| &r[1]), self_packed.map(|r| &r[2])],
-        );
+        let new_kv = self
+            .self_attn
+            .project_key_value_with(input.clone(), self_packed);
         let kv = match cache {
             Some(slot) => {
                 let grown = match slot.take() {
@@ -341,13 +335,9 @@ impl DecoderLayer {
             }
             None => new_kv,
         };
-        let self_attention = self.self_attn.attend_with(
-            input,
-            &kv,
-            self_mask,
-            keep_self_scores,
-            [self_packed.map(|r| &r[0]), self_packed.map(|r| &r[3])],
-        );
+        let self_attention =
+            self.self_attn
+                .attend_with(input, &kv, self_mask, keep_self_scores, self_packed);
         let x = self.residual_1.output(x, self_attention.context.clone());
 
         let input = self.residual_2.input(x.clone());
@@ -356,11 +346,11 @@ impl DecoderLayer {
             memory,
             cross_mask,
             keep_cross_scores,
-            [cross_packed.map(|r| &r[0]), cross_packed.map(|r| &r[3])],
+            packed.map(|p| &p.cross_attn),
         );
         let x = self.residual_2.output(x, cross_attention.context.clone());
 
-        let ffn_packed = packed.map(|r| &r.ffn);
+        let ffn_packed = packed.map(|p| &p.ffn);
         let ffn = self
             .ffn
             .forward_with(self.residual_3.input(x.clone()), ffn_packed);

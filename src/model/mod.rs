@@ -283,11 +283,11 @@ impl Transformer {
         let layers = self.decoder_layers.iter().enumerate();
         layers
             .map(|(index, layer)| {
-                let p = packed
-                    .and_then(|p| p.decoder.get(index))
-                    .map(|p| &p.cross_attn);
-                let kv = [p.map(|p| &p[1]), p.map(|p| &p[2])];
-                layer.cross_attn.project_key_value_with(memory.clone(), kv)
+                let p = packed.and_then(|p| p.decoder.get(index));
+                let cross = p.map(|p| &p.cross_attn);
+                layer
+                    .cross_attn
+                    .project_key_value_with(memory.clone(), cross)
             })
             .collect()
     }

@@ -149,14 +149,27 @@ pub fn project(linear: &Linear, packed: Option<&PackedLinear>, x: Tensor<3>) -> 
     Tensor::from_data(TensorData::new(out, [batch, len, packed.d_out]), &device)
 }
 
+/// An attention block's four projections, packed.
+#[derive(Clone, Debug)]
+pub struct PackedAttention {
+    /// `w_q`.
+    pub w_q: PackedLinear,
+    /// `w_k`.
+    pub w_k: PackedLinear,
+    /// `w_v`.
+    pub w_v: PackedLinear,
+    /// `w_o`.
+    pub w_o: PackedLinear,
+}
+
 /// An attention block's `w_q, w_k, w_v, w_o`, packed.
-async fn attention(block: &MultiHeadAttention) -> Result<[PackedLinear; 4]> {
-    Ok([
-        PackedLinear::from_linear(&block.w_q).await?,
-        PackedLinear::from_linear(&block.w_k).await?,
-        PackedLinear::from_linear(&block.w_v).await?,
-        PackedLinear::from_linear(&block.w_o).await?,
-    ])
+async fn attention(block: &MultiHeadAttention) -> Result<PackedAttention> {
+    Ok(PackedAttention {
+        w_q: PackedLinear::from_linear(&block.w_q).await?,
+        w_k: PackedLinear::from_linear(&block.w_k).await?,
+        w_v: PackedLinear::from_linear(&block.w_v).await?,
+        w_o: PackedLinear::from_linear(&block.w_o).await?,
+    })
 }
 
 /// A feed-forward network's `linear_1, linear_2`, packed.
@@ -170,8 +183,8 @@ async fn feed_forward(ffn: &FeedForward) -> Result<[PackedLinear; 2]> {
 /// One encoder layer's projections.
 #[derive(Clone, Debug)]
 pub struct PackedEncoderLayer {
-    /// Self-attention `w_q, w_k, w_v, w_o`.
-    pub self_attn: [PackedLinear; 4],
+    /// Self-attention.
+    pub self_attn: PackedAttention,
     /// Feed-forward `linear_1, linear_2`.
     pub ffn: [PackedLinear; 2],
 }
@@ -179,10 +192,10 @@ pub struct PackedEncoderLayer {
 /// One decoder layer's projections.
 #[derive(Clone, Debug)]
 pub struct PackedDecoderLayer {
-    /// Self-attention `w_q, w_k, w_v, w_o`.
-    pub self_attn: [PackedLinear; 4],
-    /// Cross-attention `w_q, w_k, w_v, w_o` (keys and values: once per sentence).
-    pub cross_attn: [PackedLinear; 4],
+    /// Self-attention.
+    pub self_attn: PackedAttention,
+    /// Cross-attention (its keys and values: once per sentence).
+    pub cross_attn: PackedAttention,
     /// Feed-forward `linear_1, linear_2`.
     pub ffn: [PackedLinear; 2],
 }
