@@ -14,6 +14,7 @@ import {
   waitMessage,
   waitOutput,
   waitReady,
+  waitSettled,
   waitTokenCount,
   withPage,
 } from './harness.mjs';
@@ -124,4 +125,65 @@ test('clicking a candidate forces it, and decoding continues from it', { timeout
     assert.match(await page.locator('#step-status').textContent(), /finished/);
     assert.deepEqual(consoleErrors, []);
   }),
+);
+
+/**
+ * The order in which the views were first drawn for the redraw that `act` causes: the names of the
+ * page's `render: …` measures from then on.
+ */
+async function drawOrder(page, act) {
+  const from = await page.evaluate(() => performance.now());
+  await act();
+  await waitSettled(page);
+  const names = await page.evaluate(
+    (t) =>
+      performance
+        .getEntriesByType('measure')
+        .filter((m) => m.name.startsWith('render: ') && m.startTime >= t)
+        .map((m) => m.name.slice('render: '.length)),
+    from,
+  );
+  return [...new Set(names)];
+}
+
+/** Whether the panels of the elements `ids` show in the window, by id. */
+const inSight = (page, ids) =>
+  page.evaluate(
+    (list) =>
+      Object.fromEntries(
+        list.map((id) => {
+          const box = document.getElementById(id).closest('section').getBoundingClientRect();
+          return [id, box.top < innerHeight && box.bottom > 0];
+        }),
+      ),
+    ids,
+  );
+
+test(
+  'a redraw draws the views in sight first: the stepper while typing, the model view when a head is picked there',
+  { timeout: 120_000 },
+  () =>
+    withPage(site.origin, '?backend=cpu', async ({ page }) => {
+      await waitReady(page);
+      await waitOutput(page, showsApples);
+      // Typing (1280 × 900): the stepper is in sight below the sentence, the masks at the bottom are not.
+      await page.locator('#source-input').click();
+      await page.keyboard.press('End');
+      const typing = await drawOrder(page, () => page.keyboard.press('Space'));
+      assert.deepEqual(await inSight(page, ['stepper', 'masks']), { stepper: true, masks: false });
+      assert.equal(typing[0], 'tokens, focus, buttons');
+      assert.ok(typing.indexOf('stepper') < typing.indexOf('masks'), `order while typing: ${typing.join(', ')}`);
+      assert.ok(typing.indexOf('stepper') < typing.indexOf('model view: encoderSelf'), `order while typing: ${typing.join(', ')}`);
+      // Scrolled down to the model view, a click on a thumbnail: the model view comes before the stepper.
+      const thumb = page.locator('#model-view button.thumb[data-kind=encoderSelf][data-layer="1"][data-head="2"]');
+      await thumb.scrollIntoViewIfNeeded();
+      const picking = await drawOrder(page, () => thumb.click());
+      assert.deepEqual(await inSight(page, ['stepper', 'model-view']), { stepper: false, 'model-view': true });
+      assert.ok(picking.indexOf('model view: encoderSelf') < picking.indexOf('stepper'), `order when picking: ${picking.join(', ')}`);
+      assert.deepEqual(await page.evaluate(() => window.__attnscope.state.selection), { kind: 'encoderSelf', layer: 1, head: 2 });
+      // Every view was drawn, in sight or not.
+      for (const order of [typing, picking])
+        for (const view of ['stepper', 'masks', 'journey', 'comparison']) assert.ok(order.includes(view), view);
+      assert.equal(await page.locator('#source-input').inputValue(), 'I love eating apples. ');
+    }),
 );

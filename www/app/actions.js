@@ -3,7 +3,7 @@
 // is { trace, stages, analysis, backend }: the whole trace so far, the stages of the focused head
 // (the selection, sent with every translation and on every change), and its analysis.
 
-import { keystroke, redrawn } from '../testing/hooks.js';
+import { drawnAll, keystroke, redrawn } from '../testing/hooks.js';
 import { $ } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { isSummaryHead } from '../views/attention.js';
@@ -29,8 +29,8 @@ export function showAnswer(result, generation) {
   state.recorded = result.recorded ?? null;
   state.analysis = result.analysis;
   headsForAnswer();
-  renderAll().then((renderMs) => {
-    if (renderMs != null) redrawn(generation, result.ms ?? null, renderMs);
+  renderAll((seenMs) => redrawn(generation, result.ms ?? null, seenMs)).then((renderMs) => {
+    if (renderMs != null) drawnAll(generation, renderMs);
   });
   return true;
 }

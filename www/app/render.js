@@ -1,7 +1,8 @@
 // Redraw scheduling: every view shows the answer in `state`. The focused heatmap, tokens and
 // buttons are drawn at once; the other views each in their own task, and a view whose drawing
 // grows with the model or the sentence a few slices a task (www/ui/slices.js), so no single
-// main-thread task grows with them. A newer redraw abandons an unfinished one.
+// main-thread task grows with them. The views in sight are drawn before those scrolled out of
+// it, so what the person sees is redrawn first. A newer redraw abandons an unfinished one.
 // `body[data-ready]` is "true" only once everything shows the current answer.
 
 import { $, el, option } from '../ui/dom.js';
@@ -15,10 +16,14 @@ import { parts, state } from './store.js';
 /** The config's ids of <s> and </s>: the key columns attention sinks are made of. */
 export const specialIds = () => ({ bosId: state.config.bosId, eosId: state.config.eosId });
 
-/** Redraw every view; resolves to the main-thread time spent drawing, or null when a newer redraw took over. */
-export async function renderAll() {
+/**
+ * Redraw every view; resolves to the main-thread time spent drawing, or null when a newer redraw
+ * took over. `onSeen(ms)` is called once every view in sight shows the answer, with the
+ * main-thread time spent until then (the views out of sight are drawn after it).
+ */
+export async function renderAll(onSeen = () => {}) {
   try {
-    return await drawAll();
+    return await drawAll(onSeen);
   } catch (error) {
     // A drawing bug must not leave the page half-drawn and silent.
     showMessage(t('message.drawFailed', { error: error.message }));
@@ -26,7 +31,7 @@ export async function renderAll() {
   }
 }
 
-async function drawAll() {
+async function drawAll(onSeen) {
   const ticket = ++state.renderTicket;
   const { trace, selection } = state;
   document.body.dataset.ready = 'false';
@@ -34,15 +39,18 @@ async function drawAll() {
   let busy = timed('tokens, focus, buttons', () => {
     table = drawFirst(trace, selection);
   });
-  if (trace) {
-    for (const [name, draw] of laterViews(trace, selection, () => table)) {
-      await nextTask();
-      if (ticket !== state.renderTicket) return null;
-      const spent = await drawView(ticket, name, draw);
-      if (spent == null) return null;
-      busy += spent;
-    }
+  const views = trace ? laterViews(trace, selection, () => table) : [];
+  const seen = views.filter(([, , id]) => inSight(id));
+  const unseen = views.filter((view) => !seen.includes(view));
+  for (const [i, [name, draw]] of [...seen, ...unseen].entries()) {
+    if (i === seen.length) onSeen(busy);
+    await nextTask();
+    if (ticket !== state.renderTicket) return null;
+    const spent = await drawView(ticket, name, draw);
+    if (spent == null) return null;
+    busy += spent;
   }
+  if (!unseen.length) onSeen(busy);
   markSnapshot();
   document.body.dataset.ready = trace ? 'true' : 'false';
   document.body.dataset.output = trace ? trace.output : '';
@@ -62,32 +70,46 @@ function drawFirst(trace, selection) {
   return table;
 }
 
-/** Every other view as [name, draw], in the order they are drawn, a task each. */
+/**
+ * Every other view as [name, draw, id of the element it draws in], in the order they are drawn
+ * (those in sight first), a task each.
+ */
 function laterViews(trace, selection, table) {
   const { views } = parts;
   const { analysis, stages } = state;
   const stagesNote = stagesMissing(selection);
   const list = [
-    ['focus table', table],
+    ['focus table', table, 'focus-heatmap'],
     ...KINDS.map((kind) => [
       `model view: ${kind}`,
       () => views.modelView.renderKind(trace, selection, kind, state.hideSinks ? specialIds() : null, analysis),
+      'model-view',
     ]),
-    ['heads', showHeads],
-    ['head view', () => views.headView.render(trace, selection, analysis)],
-    ['stepper', () => views.stepper.render(trace, selection, analysis)],
-    ['stages', () => views.stages.render(stages, trace, stagesNote)],
-    ['masks', () => views.masks.renderCausal(trace)],
-    ['rollout', () => views.rollout.render(trace, analysis)],
+    ['heads', showHeads, 'heads'],
+    ['head view', () => views.headView.render(trace, selection, analysis), 'head-view'],
+    ['stepper', () => views.stepper.render(trace, selection, analysis), 'stepper'],
+    ['stages', () => views.stages.render(stages, trace, stagesNote), 'stages'],
+    ['masks', () => views.masks.renderCausal(trace), 'masks'],
+    ['rollout', () => views.rollout.render(trace, analysis), 'rollout'],
   ];
   // Attribution and comparison ask the model again: a saved trace has none to ask.
   if (!state.saved) {
     // The page's sentence, model and snapshot as they are when the comparison is drawn.
     const page = () => ({ text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot, off: state.ablation.spec });
-    list.push(['attribution', () => views.attribution.render(trace)], ['comparison', () => views.compare.render(trace, selection, page())]);
-    list.push(['journey', () => views.journey.render(trace, state.config)]);
+    list.push(
+      ['attribution', () => views.attribution.render(trace), 'attribution'],
+      ['comparison', () => views.compare.render(trace, selection, page()), 'compare'],
+      ['journey', () => views.journey.render(trace, state.config), 'journey'],
+    );
   }
   return list;
+}
+
+/** Whether the panel holding the element `id` shows in the window now (a hidden one does not). */
+function inSight(id) {
+  const element = document.getElementById(id);
+  const box = (element?.closest('section') ?? element)?.getBoundingClientRect();
+  return !!box && box.height > 0 && box.bottom > 0 && box.top < window.innerHeight;
 }
 
 // Each view's draw time shows in the browser's performance timeline (and the benchmarks). The

@@ -6,7 +6,9 @@
 //   body[data-first-heatmap-ms]: when the first heatmap of the loaded model was drawn.
 
 const record = {
-  redraws: [], // { ms: keystroke → redraw done (debounce included), computeMs, renderMs }
+  // { ms: keystroke → every view in sight redrawn (debounce included), computeMs, renderMs (main-thread
+  // drawing until then), allMs and allRenderMs (the same once the views out of sight are drawn too) }
+  redraws: [],
   keystrokeAt: new Map(), // generation → time of its keystroke
   firstHeatmapMs: null, // when the loaded model's first heatmap was drawn, or null before it is
   workers: 0, // workers started so far
@@ -38,7 +40,7 @@ export function modelLoaded() {
   record.firstHeatmapMs = null;
 }
 
-/** Every view shows the answer to `generation` (null: not a keystroke's answer). */
+/** Every view in sight shows the answer to `generation` (null: not a keystroke's answer). */
 export function redrawn(generation, computeMs, renderMs) {
   if (record.firstHeatmapMs == null) {
     record.firstHeatmapMs = performance.now();
@@ -46,7 +48,15 @@ export function redrawn(generation, computeMs, renderMs) {
   }
   const { keystrokeAt, redraws } = record;
   if (generation != null && keystrokeAt.has(generation)) {
-    redraws.push({ ms: performance.now() - keystrokeAt.get(generation), computeMs, renderMs });
+    redraws.push({ generation, ms: performance.now() - keystrokeAt.get(generation), computeMs, renderMs });
     if (redraws.length > 1000) redraws.shift();
   }
+}
+
+/** Every view, in sight or not, shows the answer to `generation`. */
+export function drawnAll(generation, renderMs) {
+  const entry = record.redraws.findLast((r) => r.generation === generation);
+  if (!entry || generation == null) return;
+  entry.allMs = performance.now() - record.keystrokeAt.get(generation);
+  entry.allRenderMs = renderMs;
 }
