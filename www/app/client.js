@@ -16,6 +16,7 @@
 // loading in another worker just then, that one is left to finish: only if it fails is the page
 // told of the death.
 
+import { takeWorker } from '../boot.js';
 import { workerSpawned } from '../testing/hooks.js';
 
 export function createClient({ onProgress, onBackend, onRefresh, onDeath }) {
@@ -51,15 +52,21 @@ export function createClient({ onProgress, onBackend, onRefresh, onDeath }) {
     }
   }
 
-  /** A new worker, not yet in use: pass it to `call` as the target, then `adopt` it. */
+  /**
+   * A new worker, not yet in use: pass it to `call` as the target, then `adopt` it. The first is
+   * the one www/boot.js started before the page's modules had loaded.
+   */
   function spawn() {
-    const w = new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module' });
+    const early = takeWorker();
+    const w = early?.worker ?? new Worker(new URL('../worker/worker.js', import.meta.url), { type: 'module' });
     w.onmessage = (event) => receive(w, event.data);
     w.onerror = (event) => {
       event.preventDefault(); // handled here: the worker is replaced
       die(w, event.message || 'an uncaught error');
     };
     w.onmessageerror = () => die(w, 'a message from the worker could not be read');
+    for (const message of early?.messages ?? []) receive(w, message);
+    if (early?.error) queueMicrotask(() => die(w, early.error));
     // The browser tests' requests for every new worker (none for a person: www/testing/hooks.js).
     for (const [type, args] of workerSpawned()) call(type, args, w).catch(() => {});
     return w;

@@ -2,6 +2,7 @@
 // starts. The model lives in a Web Worker (www/worker/); this thread only renders. What the page
 // holds is declared in app/store.js; what each control does lives in the module it names here.
 
+import { modelList } from '../boot.js';
 import { createLesson } from '../lesson/controller.js';
 import { installHooks } from '../testing/hooks.js';
 import { $, option } from '../ui/dom.js';
@@ -130,8 +131,7 @@ function relabel(lang) {
 /** models/index.json, or null (and a message) when it cannot be read. */
 async function modelIndex() {
   try {
-    const response = await fetch('models/index.json', { cache: 'no-cache' });
-    return await response.json();
+    return await modelList(); // fetched by www/boot.js
   } catch (error) {
     showMessage(t('message.noModelList', { error: error.message }));
     return null;

@@ -23,7 +23,7 @@ function trap() {
   new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.trap();
 }
 
-/** Trap now if the test armed a trap for requests of `type` (www/worker/worker.js, before the handler). */
+/** Trap now if the test armed a trap for requests of `type` (www/worker/requests.js, before the handler). */
 export function trapIfArmed(type) {
   if (armedTraps.delete(type)) trap();
 }

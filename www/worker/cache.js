@@ -4,7 +4,7 @@
 const MODEL_CACHE = 'attnscope-models-v1';
 /** The site's root (www/, served at /): the paths below are relative to it, not to this worker. */
 const SITE = new URL('../', import.meta.url);
-const WASM_CACHE = 'attnscope-wasm-v1';
+const WASM_CACHE = 'attnscope-wasm-v2'; // v2: stored as application/wasm, to compile while streaming
 
 /** `onProgress({ label, loaded, total })` after every chunk; total is 0 when the size is unknown. */
 export async function fetchWithProgress(url, label, onProgress) {
@@ -50,7 +50,8 @@ export async function cachedFile(url, version, label, onProgress, cacheName = MO
     for (const old of await cache.keys()) {
       if (old.url.split('?')[0].endsWith(url) && !old.url.endsWith(`v=${version}`)) await cache.delete(old);
     }
-    await cache.put(key, new Response(bytes, { headers: { 'Content-Type': 'application/octet-stream' } }));
+    const type = url.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
+    await cache.put(key, new Response(bytes, { headers: { 'Content-Type': type } }));
   }
   return bytes;
 }
@@ -78,4 +79,25 @@ export async function moduleListed(name) {
 export async function moduleBytes(name, label, onProgress) {
   loaded.manifest ??= await readManifest();
   return cachedFile(`pkg/${name}/attnscope_bg.wasm`, loaded.manifest[name] || 'none', label, onProgress, WASM_CACHE);
+}
+
+/**
+ * Wasm module `name` as a Response to compile while it streams (WebAssembly.instantiateStreaming):
+ * from the cache where it is there, so that V8 can keep its optimised code between page loads;
+ * else the bytes, fetched and cached (moduleBytes).
+ */
+export async function moduleSource(name, label, onProgress) {
+  loaded.manifest ??= await readManifest();
+  const url = `pkg/${name}/attnscope_bg.wasm`;
+  const version = loaded.manifest[name] || 'none';
+  try {
+    const hit = await (await caches.open(WASM_CACHE)).match(new URL(`${url}?v=${version}`, SITE).href);
+    if (hit) {
+      onProgress({ label: `${label} (cached)`, loaded: 1, total: 1 });
+      return hit;
+    }
+  } catch {
+    // no Cache API: the bytes below
+  }
+  return moduleBytes(name, label, onProgress);
 }

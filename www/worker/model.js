@@ -24,16 +24,21 @@ export const model = {
 export async function loadModel(entry) {
   model.entry = entry;
   model.notes = [];
-  model.files = entry.local ? await readLocalModel() : await downloadModel();
-  model.about = entry.local ? await readAbout(entry.sources) : null;
-  model.heads = entry.local ? await readHeads(entry.sources) : await downloadHeads();
+  if (entry.local) {
+    model.files = await readLocalModel();
+    model.about = await readAbout(entry.sources);
+    model.heads = await readHeads(entry.sources);
+  } else {
+    [model.files, model.heads] = await Promise.all([downloadModel(), downloadHeads()]);
+    model.about = null;
+  }
 }
 
 /** A shipped model's heads.json, when its index entry lists one; null without it or when it cannot be read. */
 async function downloadHeads() {
   if (!model.entry.files?.[HEADS_FILE]) return null;
   try {
-    // Silent: a small file, read after the weights.
+    // Silent: a small file, read beside the weights.
     return parseHeads(new TextDecoder().decode(await modelFile(HEADS_FILE, () => {})));
   } catch {
     return null;
@@ -54,10 +59,11 @@ function modelFile(name, onProgress = progress) {
   return cachedFile(`models/${entry.name}/${name}`, entry.files[name] || 'none', `${entry.name}/${name}`, onProgress);
 }
 
-/** The model's files, named by the wasm module. */
+/** The model's files, named by the wasm module, read side by side. */
 async function downloadModel() {
-  const out = {};
-  for (const [key, name] of Object.entries(modelFileNames())) out[key] = await modelFile(name);
+  const names = Object.entries(modelFileNames());
+  const bytes = await Promise.all(names.map(([, name]) => modelFile(name)));
+  const out = Object.fromEntries(names.map(([key], i) => [key, bytes[i]]));
   out.weights = WeightsFile.fromBytes(out.weights);
   return out;
 }

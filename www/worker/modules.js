@@ -14,7 +14,7 @@ import initCpu, {
   modelFileNames,
   WeightsFile,
 } from '../pkg/cpu/attnscope.js';
-import { moduleBytes } from './cache.js';
+import { moduleBytes, moduleSource } from './cache.js';
 import { progress } from './messages.js';
 
 export { checkMarianSize, checkModelSize, chooseBackend, importMarian, marianFileNames, modelFileNames, WeightsFile };
@@ -24,9 +24,20 @@ const loaded = {
   gpu: null, // { Session, wasm } of the WebGPU module, once imported
 };
 
-/** Load the CPU module (once). */
-export async function loadCpuModule() {
-  loaded.cpu ??= await initCpu({ module_or_path: await moduleBytes('cpu', 'WebAssembly (CPU)', progress) });
+let cpuLoading = null; // the CPU module's load in progress (or done), or null
+
+/**
+ * Load the CPU module (once; a load that failed is tried again at the next call). The worker
+ * starts it as soon as it starts (www/worker/worker.js): every worker needs it.
+ */
+export function loadCpuModule() {
+  cpuLoading ??= (async () => {
+    loaded.cpu = await initCpu({ module_or_path: await moduleSource('cpu', 'WebAssembly (CPU)', progress) });
+  })().catch((error) => {
+    cpuLoading = null;
+    throw error;
+  });
+  return cpuLoading;
 }
 
 /** The Session class of `backend` ('cpu' or 'webgpu'), importing the WebGPU module on first use. */

@@ -1,6 +1,7 @@
 // The Web Worker that owns the wasm modules and the model; the page never blocks on it. This file
-// only receives requests and answers them, in order (www/worker/queue.js), by the handler of their
-// type (www/worker/handlers.js). Which session answers, and the move to the CPU when WebGPU
+// starts the CPU module's load and hands the page's requests to www/worker/requests.js, which
+// answers them in order (www/worker/queue.js), by the handler of their type
+// (www/worker/handlers.js). Which session answers, and the move to the CPU when WebGPU
 // fails, is www/worker/backends.js's; replaying the current sentence, www/worker/sentence.js's.
 //
 // Requests: { id, type, args }; the arguments stay apart from the envelope, so an argument named
@@ -13,62 +14,16 @@
 // exhausted) leaves the wasm instance half-way through a call: its memory and the borrow flags of
 // its objects are not to be trusted. From then on this worker answers every request with the same
 // trap, and the page replaces it (www/app/client.js, www/app/recovery.js).
-import { trapIfArmed, watchGpuDevices } from '../testing/worker-hooks.js';
-import { catchUp, hasModel, onDeviceLost } from './backends.js';
-import { handlers } from './handlers.js';
-import { errorText, post, problemOf, send } from './messages.js';
-import { enqueue, isStale, noteGeneration } from './queue.js';
+import { loadCpuModule } from './modules.js';
 
-/** Requests answered before a model is loaded (the test hooks' traps are armed before `init`). */
-const WITHOUT_MODEL = new Set(['facts', 'init', 'test:trap', 'test:throwUncaught']);
+// Every worker needs the CPU module: its load starts before the rest of the worker's modules are
+// fetched (they are imported below; the page's own modules compete with them for the browser's
+// connections), while the page sends its first requests. A failure is reported by the first
+// request that needs the module.
+loadCpuModule().catch(() => {});
 
-/** What a trap's message says, where the error is not a WebAssembly.RuntimeError of its own. */
-const TRAP_MESSAGE =
-  /unreachable|memory access out of bounds|out of memory|cannot allocate|allocation failed|call stack|too much recursion/i;
-
-/** The trap that stopped this worker's wasm instance ('RuntimeError: unreachable'), or null. */
-let stoppedBy = null;
-
-/** `error` as a trap ('Name: message'), or null when it is an ordinary failure. */
-function trapOf(error) {
-  const trapped =
-    error instanceof WebAssembly.RuntimeError ||
-    ((error instanceof RangeError || error?.name === 'InternalError') && TRAP_MESSAGE.test(error.message));
-  return trapped ? `${error.name}: ${error.message}` : null;
-}
-
-watchGpuDevices(onDeviceLost);
-
-/** Answer one request; queued requests first let the CPU catch up with a lost WebGPU session. */
-async function handle({ id, type, args }, queued) {
-  const handler = handlers[type];
-  try {
-    if (stoppedBy) throw new Error(`the wasm instance stopped earlier (${stoppedBy})`);
-    if (!handler) throw new Error(`unknown request ${type}`);
-    if (!WITHOUT_MODEL.has(type) && !hasModel()) throw new Error('the model is not loaded');
-    if (queued) await catchUp();
-    trapIfArmed(type);
-    send({ id, ok: true, result: await handler(args) });
-  } catch (error) {
-    stoppedBy ??= trapOf(error);
-    post({ id, ok: false, error: errorText(error), trap: stoppedBy, problem: stoppedBy ? null : problemOf(error) });
-  }
-}
-
-self.onmessage = (event) => {
-  const request = event.data;
-  const { gen } = request.args;
-  // Test hooks stand for events from outside (a lost GPU): they do not wait in the queue.
-  if (request.type.startsWith('test:')) {
-    handle(request, false);
-    return;
-  }
-  noteGeneration(gen);
-  enqueue(async () => {
-    if (isStale(gen)) {
-      post({ id: request.id, ok: true, result: { stale: true } });
-      return;
-    }
-    await handle(request, true);
-  });
-};
+const early = []; // requests that came before www/worker/requests.js had loaded
+self.onmessage = (event) => early.push(event);
+const { receive } = await import('./requests.js');
+self.onmessage = receive;
+for (const event of early.splice(0)) receive(event);

@@ -1,0 +1,39 @@
+// What the page needs first, started before the page's own modules have loaded (about fifty of
+// them: a few hundred ms over HTTP/1.1's six connections): the model's worker, which loads the
+// CPU wasm module as soon as it starts, and the model list. index.html loads this module before
+// app/main.js, and it imports nothing, so it runs at once; app/client.js's first `spawn` and
+// app/main.js's model list take over what it started (`takeWorker`, `modelList`).
+
+const early = {
+  worker: null, // the first worker, until taken
+  messages: [], // what it said before it was taken
+  error: null, // why it could not start, if it said so before it was taken
+  index: null, // models/index.json: a promise of the parsed list
+};
+
+early.worker = new Worker(new URL('worker/worker.js', import.meta.url), { type: 'module' });
+early.worker.onmessage = (event) => early.messages.push(event.data);
+early.worker.onerror = (event) => {
+  event.preventDefault(); // the page says it once it takes the worker over
+  early.error = event.message || 'an uncaught error';
+};
+early.index = fetch(new URL('models/index.json', import.meta.url), { cache: 'no-cache' }).then((response) => response.json());
+early.index.catch(() => {}); // app/main.js reports it
+
+/**
+ * The worker started here with what it has said so far and the error it died of (null if none),
+ * the first time; null after that.
+ */
+export function takeWorker() {
+  const { worker, messages, error } = early;
+  if (!worker) return null;
+  early.worker = null;
+  worker.onmessage = null;
+  worker.onerror = null;
+  return { worker, messages, error };
+}
+
+/** The model list's promise (parsed), started here. */
+export function modelList() {
+  return early.index;
+}

@@ -1,0 +1,64 @@
+// The worker's requests, once its modules have loaded (www/worker/worker.js imports this file
+// after starting the CPU module's load): each is answered in order (www/worker/queue.js) by the
+// handler of its type (www/worker/handlers.js); what the envelope and a trap are is said in
+// worker.js.
+import { trapIfArmed, watchGpuDevices } from '../testing/worker-hooks.js';
+import { catchUp, hasModel, onDeviceLost } from './backends.js';
+import { handlers } from './handlers.js';
+import { errorText, post, problemOf, send } from './messages.js';
+import { enqueue, isStale, noteGeneration } from './queue.js';
+
+/** Requests answered before a model is loaded (the test hooks' traps are armed before `init`). */
+const WITHOUT_MODEL = new Set(['facts', 'init', 'test:trap', 'test:throwUncaught']);
+
+/** What a trap's message says, where the error is not a WebAssembly.RuntimeError of its own. */
+const TRAP_MESSAGE =
+  /unreachable|memory access out of bounds|out of memory|cannot allocate|allocation failed|call stack|too much recursion/i;
+
+/** The trap that stopped this worker's wasm instance ('RuntimeError: unreachable'), or null. */
+let stoppedBy = null;
+
+/** `error` as a trap ('Name: message'), or null when it is an ordinary failure. */
+function trapOf(error) {
+  const trapped =
+    error instanceof WebAssembly.RuntimeError ||
+    ((error instanceof RangeError || error?.name === 'InternalError') && TRAP_MESSAGE.test(error.message));
+  return trapped ? `${error.name}: ${error.message}` : null;
+}
+
+watchGpuDevices(onDeviceLost);
+
+/** Answer one request; queued requests first let the CPU catch up with a lost WebGPU session. */
+async function handle({ id, type, args }, queued) {
+  const handler = handlers[type];
+  try {
+    if (stoppedBy) throw new Error(`the wasm instance stopped earlier (${stoppedBy})`);
+    if (!handler) throw new Error(`unknown request ${type}`);
+    if (!WITHOUT_MODEL.has(type) && !hasModel()) throw new Error('the model is not loaded');
+    if (queued) await catchUp();
+    trapIfArmed(type);
+    send({ id, ok: true, result: await handler(args) });
+  } catch (error) {
+    stoppedBy ??= trapOf(error);
+    post({ id, ok: false, error: errorText(error), trap: stoppedBy, problem: stoppedBy ? null : problemOf(error) });
+  }
+}
+
+/** A request from the page (www/worker/worker.js hands them over). */
+export function receive(event) {
+  const request = event.data;
+  const { gen } = request.args;
+  // Test hooks stand for events from outside (a lost GPU): they do not wait in the queue.
+  if (request.type.startsWith('test:')) {
+    handle(request, false);
+    return;
+  }
+  noteGeneration(gen);
+  enqueue(async () => {
+    if (isStale(gen)) {
+      post({ id: request.id, ok: true, result: { stale: true } });
+      return;
+    }
+    await handle(request, true);
+  });
+}
