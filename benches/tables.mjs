@@ -18,27 +18,33 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { budgetsBlock, collectPage } from './budgets.mjs';
+import {
+  BASE,
+  BASE_RECORDS,
+  BROWSER_ENGINES,
+  CPU,
+  cell,
+  figures,
+  GPU,
+  MODELS,
+  median,
+  ms,
+  NATIVE,
+  NATIVE_ENGINES,
+  ORT,
+  ORT_NOCACHE,
+  PLOT,
+  SWEEP_LENGTHS,
+  spread,
+  WEB,
+  WEB_NOCACHE,
+} from './figures.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(root, 'benches/out');
 const RESULTS_MD = join(root, 'benches/RESULTS.md');
 const README_MD = join(root, 'README.md');
-
-const CPU = 'attnscope-cpu-wasm';
-const GPU = 'attnscope-webgpu-wasm';
-const WEB = 'onnxruntime-web';
-const WEB_NOCACHE = 'onnxruntime-web-nocache';
-const ORT = 'onnxruntime-cpu';
-const ORT_NOCACHE = 'onnxruntime-cpu-nocache';
-const NATIVE = 'attnscope-native';
-const BROWSER_ENGINES = [CPU, GPU, WEB, WEB_NOCACHE];
-const NATIVE_ENGINES = [NATIVE, ORT, ORT_NOCACHE];
-const MODELS = ['en-zh', 'date-iso'];
-// The paper's base size, random weights (bench.sh's base-size stages; records/browser-base.json).
-const BASE = 'random-base';
-const BASE_RECORDS = 'browser-base';
-const SWEEP_LENGTHS = [8, 16, 32, 64, 128];
-const PLOT = 'cost-per-token.png';
 
 // ---------------------------------------------------------------- collect
 
@@ -123,58 +129,10 @@ function collect() {
     const exported = JSON.parse(readFileSync(file, 'utf8'));
     if (exported.check) results.checks[exported.model] = exported.check;
   }
+  results.page = collectPage(OUT);
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);
   return results;
 }
-
-// ---------------------------------------------------------------- figures
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
-/** Lookups over the records of one results.json. */
-function figures(results) {
-  const key = (engine, model, stage, n) => `${engine}|${model}|${stage}|${n}`;
-  const byKey = new Map();
-  for (const r of results.records) {
-    const k = key(r.engine, r.model, r.stage, r.src_tokens);
-    if (!byKey.has(k)) byKey.set(k, []);
-    byKey.get(k).push(r);
-  }
-  const runs = (engine, model, stage, n) => byKey.get(key(engine, model, stage, n)) || [];
-  return {
-    runs,
-    /** The median over runs of each run's median and p95, or null. */
-    get(engine, model, stage, n) {
-      const rs = runs(engine, model, stage, n);
-      if (!rs.length) return null;
-      return { median: median(rs.map((r) => r.median_ms)), p95: median(rs.map((r) => r.p95_ms)), runs: rs.length, out: rs[0].out_tokens };
-    },
-    /** a ÷ b per run (the runs both have), with its median and range, or null. */
-    ratio([ea, sa], [eb, sb], model, n) {
-      const b = new Map(runs(eb, model, sb, n).map((r) => [r.run, r.median_ms]));
-      const per = runs(ea, model, sa, n)
-        .filter((r) => b.has(r.run))
-        .map((r) => r.median_ms / b.get(r.run));
-      return per.length ? { median: median(per), min: Math.min(...per), max: Math.max(...per), per } : null;
-    },
-    lengths(model) {
-      return [...new Set(results.records.filter((r) => r.model === model).map((r) => r.src_tokens))].sort((a, b) => a - b);
-    },
-    adapter() {
-      return results.records.find((r) => r.engine === GPU)?.adapter;
-    },
-  };
-}
-
-const ms = (x) => (x == null ? '–' : x >= 1000 ? Math.round(x).toLocaleString('en') : x.toFixed(x < 10 ? 2 : 1));
-const cell = (f) => (f ? `${ms(f.median)} / ${ms(f.p95)}` : '–');
-/** A ratio: `0.93×`; a fraction of a whole (the step ÷ re-decode budget): `0.153`. */
-const times = (x, fraction = false) => (fraction ? x.toFixed(3) : `${x.toFixed(2)}×`);
-const spread = (r) => (r ? `${times(r.median)} (${times(r.min)}–${times(r.max)}, ${r.per.length} run${r.per.length > 1 ? 's' : ''})` : '–');
 
 function label(engine, fig) {
   const adapter = fig.adapter() || 'no adapter';
@@ -300,76 +258,6 @@ function ratiosBlock(fig) {
   return rows.join('\n');
 }
 
-/** The budgets measured by this bench: attnscope against onnxruntime-web with its cache. */
-function budgetsBlock(fig) {
-  const model = 'en-zh';
-  // [what, a: [engine, measure], b: [engine, measure], source tokens, limit, for reference only]
-  const budgets = [
-    ...[8, 16, 32, 64].map((n) => [`CPU-wasm encoder ≤ 1.0× onnxruntime-web's, ${n} tokens`, [CPU, 'encode'], [WEB, 'encode'], n, 1.0]),
-    ["CPU-wasm cached step ≤ 1.0× onnxruntime-web's cached step, 32 tokens", [CPU, 'cached_step'], [WEB, 'cached_step'], 32, 1.0],
-    ['CPU-wasm greedy translation ≤ 0.8× onnxruntime-web with its cache, 32 tokens', [CPU, 'greedy'], [WEB, 'greedy'], 32, 0.8],
-    [
-      'one cached step ≤ 0.10 of a full re-decode, 32 tokens: attnscope native (step at the end of the output)',
-      [NATIVE, 'last_step'],
-      [NATIVE, 'full_redecode'],
-      32,
-      0.1,
-    ],
-    ['… attnscope native, a forced 33-token output prefix', [NATIVE, 'forced_step'], [NATIVE, 'forced_redecode'], 16, 0.1],
-    [
-      '… attnscope CPU (wasm): mean cached step ÷ `recomputeDecoder` over the output',
-      [CPU, 'cached_step'],
-      [CPU, 'full_redecode'],
-      32,
-      0.1,
-    ],
-    [
-      'native forward ≤ 1.2× onnxruntime CPU, 1 thread, 32 tokens: attnscope encode + full re-decode (the sum of their medians; with tokenizing and every attention matrix read back) against encoder.onnx + decoder.onnx',
-      [NATIVE, 'forward'],
-      [ORT_NOCACHE, 'forward'],
-      32,
-      1.2,
-    ],
-    [
-      '… for reference: onnxruntime-web (mean cached step ÷ decoder.onnx over the output)',
-      [WEB, 'cached_step'],
-      [WEB_NOCACHE, 'full_redecode'],
-      32,
-      0.1,
-      true,
-    ],
-    ['… for reference: onnxruntime CPU (the same)', [ORT, 'cached_step'], [ORT_NOCACHE, 'full_redecode'], 32, 0.1, true],
-  ].map(([what, a, b, n, limit, reference = false]) => ({ what, a, b, n, limit, reference }));
-  const rows = ['| budget (en-zh) | figure (median over runs) | ratio: median (min–max over runs) | |', '|---|---|---|---|'];
-  for (const b of budgets) {
-    if (b.missing) {
-      rows.push(`| ${b.what} | ${b.missing} | – | – |`);
-      continue;
-    }
-    const a = fig.get(b.a[0], model, b.a[1], b.n);
-    const against = fig.get(b.b[0], model, b.b[1], b.n);
-    const r = fig.ratio(b.a, b.b, model, b.n);
-    if (!a || !against || !r) {
-      rows.push(`| ${b.what} | no data | – | – |`);
-      continue;
-    }
-    const within = r.per.filter((x) => x <= b.limit).length;
-    const status = b.reference
-      ? 'reference'
-      : within === r.per.length
-        ? 'met'
-        : within === 0
-          ? 'missed'
-          : `met in ${within} of ${r.per.length} runs`;
-    const fraction = b.limit < 0.5;
-    const ratio = fraction ? times(r.median, true) : `**${times(r.median)}**`;
-    rows.push(
-      `| ${b.what} | ${ms(a.median)} ms against ${ms(against.median)} ms | ${ratio} (${times(r.min, fraction)}–${times(r.max, fraction)}, ${r.per.length} run${r.per.length > 1 ? 's' : ''}) | ${status} |`,
-    );
-  }
-  return rows.join('\n');
-}
-
 /** The spread over runs of one figure per run: `median (min–max, N runs)`. */
 function overRuns(values, unit = ' ms') {
   if (!values.length) return '–';
@@ -469,7 +357,7 @@ function sweepBlock(results, fig) {
 const BLOCKS = {
   run: ({ results }) => runBlock(results),
   'export-check': ({ results }) => exportCheckBlock(results),
-  budgets: ({ fig }) => budgetsBlock(fig),
+  budgets: ({ results, fig }) => budgetsBlock(fig, results.page),
   ratios: ({ fig }) => ratiosBlock(fig),
   browser: ({ fig }) => browserBlock(fig),
   native: ({ fig }) => nativeBlock(fig),
@@ -480,7 +368,7 @@ const BLOCKS = {
 // The README's benchmark summary: the same budget table, so the README cannot drift either.
 const README_BLOCKS = {
   budgets: ({ results, fig }) =>
-    `${budgetsBlock(fig)}\n\nFrom \`benches/out/results.json\` (${results.generated.slice(0, 10)}, commit \`${results.commit}\`); the conditions, the other tables and what each missed budget is made of: [benches/RESULTS.md](benches/RESULTS.md).`,
+    `${budgetsBlock(fig, results.page)}\n\nFrom \`benches/out/results.json\` (${results.generated.slice(0, 10)}, commit \`${results.commit}\`); the conditions, the other tables and what each missed budget is made of: [benches/RESULTS.md](benches/RESULTS.md).`,
 };
 
 function renderInto(file, blocks, context) {

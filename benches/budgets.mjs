@@ -1,0 +1,141 @@
+// The budgets this bench holds the page and its engine to (issue 26), as one table for
+// benches/RESULTS.md and the README (benches/tables.mjs renders it):
+//   - ratios against onnxruntime in the same page or the same run, from results.json's records;
+//     "met" when every run's ratio is within the budget, with the median and the range over runs;
+//   - the page's own figures (results.json's `page`, gathered here from benches/out: the real
+//     page's keystroke-to-redraw in browser.json, the first heatmap of each warm reload in
+//     first-heatmap.json, the longest main-thread task of each phase of each run in phases.json).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BASE, CPU, median, ms, NATIVE, ORT, ORT_NOCACHE, times, WEB, WEB_NOCACHE } from './figures.mjs';
+
+const KEYSTROKE_MS = 200;
+const FIRST_HEATMAP_MS = 700;
+// The budget of each phase of benches/phases.mjs: a hover of the 129 × 128 heatmap is one frame.
+const PHASE_MS = { 'hover a row of the heatmap': 16 };
+const OTHER_PHASE_MS = 50;
+
+/** What the page benches wrote under `out` that the budgets need (absent files give nulls). */
+export function collectPage(out) {
+  const read = (name) => (existsSync(join(out, name)) ? JSON.parse(readFileSync(join(out, name), 'utf8')) : null);
+  const browser = read('browser.json');
+  const first = read('first-heatmap.json');
+  const phases = read('phases.json');
+  return {
+    keystroke: browser?.page?.keystrokeToRedraw ?? null,
+    firstHeatmap: first ? { model: first.model, warm: first.warm.map((w) => w.firstHeatmap), cold: first.cold.firstHeatmap } : null,
+    phases: phases?.runs ?? null,
+  };
+}
+
+/** The ratio budgets: [what, a: [engine, measure], b: [engine, measure], model, source tokens, limit, reference only]. */
+function ratioBudgets() {
+  const model = 'en-zh';
+  return [
+    ...[8, 16, 32, 64].map((n) => [
+      `CPU-wasm encoder ≤ 1.0× onnxruntime-web's, ${n} tokens`,
+      [CPU, 'encode'],
+      [WEB, 'encode'],
+      model,
+      n,
+      1.0,
+    ]),
+    ["CPU-wasm cached step ≤ 0.8× onnxruntime-web's cached step, 32 tokens", [CPU, 'cached_step'], [WEB, 'cached_step'], model, 32, 0.8],
+    ['CPU-wasm greedy translation ≤ 0.9× onnxruntime-web with its cache, 32 tokens', [CPU, 'greedy'], [WEB, 'greedy'], model, 32, 0.9],
+    [
+      "base size (d 512, 6+6, random weights): CPU-wasm encoder ≤ 1.2× onnxruntime-web's, 32 tokens",
+      [CPU, 'encode'],
+      [WEB, 'encode'],
+      BASE,
+      32,
+      1.2,
+    ],
+    [
+      'native forward ≤ 1.0× onnxruntime CPU, 1 thread, 32 tokens: attnscope encode + full re-decode (the sum of their medians; with tokenizing and every attention matrix read back) against encoder.onnx + decoder.onnx',
+      [NATIVE, 'forward'],
+      [ORT_NOCACHE, 'forward'],
+      model,
+      32,
+      1.0,
+    ],
+    [
+      'one cached step ≤ 0.10 of a full re-decode, 32 tokens: attnscope native (step at the end of the output)',
+      [NATIVE, 'last_step'],
+      [NATIVE, 'full_redecode'],
+      model,
+      32,
+      0.1,
+    ],
+    ['… attnscope native, a forced 33-token output prefix', [NATIVE, 'forced_step'], [NATIVE, 'forced_redecode'], model, 16, 0.1],
+    [
+      '… attnscope CPU (wasm): mean cached step ÷ `recomputeDecoder` over the output',
+      [CPU, 'cached_step'],
+      [CPU, 'full_redecode'],
+      model,
+      32,
+      0.1,
+    ],
+    [
+      '… for reference: onnxruntime-web (mean cached step ÷ decoder.onnx over the output)',
+      [WEB, 'cached_step'],
+      [WEB_NOCACHE, 'full_redecode'],
+      model,
+      32,
+      0.1,
+      true,
+    ],
+    ['… for reference: onnxruntime CPU (the same)', [ORT, 'cached_step'], [ORT_NOCACHE, 'full_redecode'], model, 32, 0.1, true],
+  ].map(([what, a, b, m, n, limit, reference = false]) => ({ what, a, b, model: m, n, limit, reference }));
+}
+
+/** 'met', 'missed' or 'met in k of n runs' for per-run `values` against `limit`. */
+function verdict(values, limit) {
+  const within = values.filter((x) => x <= limit).length;
+  if (within === values.length) return 'met';
+  return within === 0 ? 'missed' : `met in ${within} of ${values.length} runs`;
+}
+
+function ratioRow(fig, b) {
+  const a = fig.get(b.a[0], b.model, b.a[1], b.n);
+  const against = fig.get(b.b[0], b.model, b.b[1], b.n);
+  const r = fig.ratio(b.a, b.b, b.model, b.n);
+  if (!a || !against || !r) return `| ${b.what} | no data | – | – |`;
+  const fraction = b.limit < 0.5;
+  const ratio = fraction ? times(r.median, true) : `**${times(r.median)}**`;
+  const runs = `${r.per.length} run${r.per.length > 1 ? 's' : ''}`;
+  return `| ${b.what} | ${ms(a.median)} ms against ${ms(against.median)} ms | ${ratio} (${times(r.min, fraction)}–${times(r.max, fraction)}, ${runs}) | ${b.reference ? 'reference' : verdict(r.per, b.limit)} |`;
+}
+
+/** The page's budgets as rows (none for what this run did not measure). */
+function pageRows(page) {
+  const rows = [];
+  const k = page?.keystroke;
+  if (k) {
+    const all = k.allMedian == null ? '' : `; every view, in sight or not: ${ms(k.allMedian)} ms`;
+    rows.push(
+      `| keystroke → the views in sight redrawn ≤ ${KEYSTROKE_MS} ms (median over ${k.runs} keys, en-zh, CPU module, the 150 ms debounce included) | ${ms(k.median)} ms (p95 ${ms(k.p95)}; translate ${ms(k.computeMedian)}, drawing ${ms(k.renderMedian)}${all}) | – | ${verdict([k.median], KEYSTROKE_MS)} |`,
+    );
+  }
+  const f = page?.firstHeatmap;
+  if (f) {
+    const warm = f.warm.map((x) => `${ms(x)}`).join(', ');
+    rows.push(
+      `| first heatmap after a warm reload ≤ ${FIRST_HEATMAP_MS} ms, in every reload (${f.model}, CPU module) | ${ms(median(f.warm))} ms (${f.warm.length} reloads: ${warm}; cold load ${ms(f.cold)}) | – | ${verdict(f.warm, FIRST_HEATMAP_MS).replace('runs', 'reloads')} |`,
+    );
+  }
+  for (const [phase, longest] of Object.entries(page?.phases ?? {})) {
+    const limit = PHASE_MS[phase] ?? OTHER_PHASE_MS;
+    rows.push(
+      `| large model (opus-mt's shape at d 64, 128 tokens): ${phase}, longest main-thread task ≤ ${limit} ms | ${longest.map((x) => `${ms(x)} ms`).join(', ')} (longest per run) | – | ${verdict(longest, limit)} |`,
+    );
+  }
+  return rows;
+}
+
+/** The budget table: every budget, its figure, its ratio's spread and whether it was met. */
+export function budgetsBlock(fig, page) {
+  const rows = ['| budget | figure (median over runs) | ratio: median (min–max over runs) | |', '|---|---|---|---|'];
+  for (const b of ratioBudgets()) rows.push(ratioRow(fig, b));
+  rows.push(...pageRows(page));
+  return rows.join('\n');
+}
