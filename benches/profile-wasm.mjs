@@ -5,7 +5,7 @@
 // --remove-name-section, no wasm-opt), written to benches/out/prof-pkg from the release build that
 // scripts/build-wasm.sh made; the shipped module is the same code, optimised by wasm-opt -O1.
 //
-//   node benches/profile-wasm.mjs [STAGE...]     STAGE: encode, step, translate, answer (all)
+//   node benches/profile-wasm.mjs [STAGE...]     STAGE: load, encode, step, translate, answer (all but load)
 //
 // Environment: MODEL (en-zh), or DIR (a model folder under benches/out, e.g.
 // benches/out/random-base-160), TOKENS (32: the bench's sentence of that many source tokens),

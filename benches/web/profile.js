@@ -1,7 +1,8 @@
 // Profiling page for benches/profile-wasm.mjs: the CPU wasm module (a build that keeps its
 // function names, at /prof-pkg/) on a shipped model, driven from the page's main thread so that
 // the DevTools profiler sees every wasm frame. window.__profile = { ready, sentence(n), prepare(text),
-// run(stage, text, n) }.
+// run(stage, text, n) }; stage 'load'
+// opens a session from the model's files again.
 import init, { modelFileNames, Session } from '/prof-pkg/attnscope.js';
 import { benchSentences } from './sentences.js';
 
@@ -16,7 +17,7 @@ async function load() {
   const read = async (key) => new Uint8Array(await (await fetch(`${dir}/${names[key]}`)).arrayBuffer());
   const [config, weights, src, tgt] = await Promise.all(['config', 'weights', 'srcTokenizer', 'tgtTokenizer'].map(read));
   const session = await Session.create(config, weights, src, tgt, 'cpu');
-  return { session, config: JSON.parse(new TextDecoder().decode(config)) };
+  return { session, config: JSON.parse(new TextDecoder().decode(config)), files: [config, weights, src, tgt] };
 }
 
 /** The bench's sentence of `n` source tokens (benches/web/sentences.js). */
@@ -28,8 +29,8 @@ async function benchSentence({ session, config }, n) {
 
 window.__profile = {
   sentence: (n) => benchSentence(window.__profile, n),
-  ready: load().then(({ session, config }) => {
-    Object.assign(window.__profile, { session, config });
+  ready: load().then(({ session, config, files }) => {
+    Object.assign(window.__profile, { session, config, files });
     return true;
   }),
   /** Translate `text` (before profiling: `step` and `answer` need a translation). */
@@ -41,7 +42,8 @@ window.__profile = {
     const session = window.__profile.session;
     const t0 = performance.now();
     for (let i = 0; i < n; i++) {
-      if (stage === 'encode') await session.start(text);
+      if (stage === 'load') (await Session.create(...window.__profile.files, 'cpu')).free();
+      else if (stage === 'encode') await session.start(text);
       else if (stage === 'translate') await session.translate(text);
       else if (stage === 'answer') await session.answer();
       else if (stage === 'step') {
