@@ -40,6 +40,19 @@ native_runs() { # attnscope and onnxruntime CPU natively, alternating, REPEATS s
   done
 }
 
+base_model() { # the paper's base size with random weights, long enough for 128-token sources
+  rm -rf "$BASE_DIR"
+  target/release/attnscope random base --out "$BASE_DIR" --max-len 160
+}
+
+browser_base() { # the base size on every browser engine, each decoding BASE_OUT_TOKENS tokens
+  # WebGPU runs on SwiftShader (seconds a step at this size): 1 sample, and no warm-up beyond the
+  # checked decode of the same sentence that precedes every measurement.
+  env PAGE_LOADS="$REPEATS" RUNS="$BASE_RUNS" GPU_RUNS=1 GPU_WARMUP=0 GPU_LENGTHS="$BASE_GPU_LENGTHS" \
+    OUT_TOKENS="$BASE_OUT_TOKENS" ENGINES=cpu,webgpu,ort REAL_PAGE=0 RECORDS=browser-base \
+    node benches/browser.mjs "$BASE_DIR" | tee benches/out/browser-base.md
+}
+
 ensure_npm
 ensure_chromium
 "$ROOT/scripts/build-wasm.sh"
