@@ -15,6 +15,9 @@ const FIRST_HEATMAP_MS = 700;
 const PHASE_MS = { 'hover a row of the heatmap': 16 };
 const OTHER_PHASE_MS = 50;
 
+/** The longest main-thread task `phase` of benches/phases.mjs may take, ms. */
+export const phaseBudgetMs = (phase) => PHASE_MS[phase] ?? OTHER_PHASE_MS;
+
 /** What the page benches wrote under `out` that the budgets need (absent files give nulls). */
 export function collectPage(out) {
   const read = (name) => (existsSync(join(out, name)) ? JSON.parse(readFileSync(join(out, name), 'utf8')) : null);
@@ -89,7 +92,7 @@ function ratioBudgets() {
 }
 
 /** 'met', 'missed' or 'met in k of n runs' for per-run `values` against `limit`. */
-function verdict(values, limit) {
+export function verdict(values, limit) {
   const within = values.filter((x) => x <= limit).length;
   if (within === values.length) return 'met';
   return within === 0 ? 'missed' : `met in ${within} of ${values.length} runs`;
@@ -124,7 +127,7 @@ function pageRows(page) {
     );
   }
   for (const [phase, longest] of Object.entries(page?.phases ?? {})) {
-    const limit = PHASE_MS[phase] ?? OTHER_PHASE_MS;
+    const limit = phaseBudgetMs(phase);
     rows.push(
       `| large model (opus-mt's shape at d 64, 128 tokens): ${phase}, longest main-thread task ≤ ${limit} ms | ${longest.map((x) => `${ms(x)} ms`).join(', ')} (longest per run) | – | ${verdict(longest, limit)} |`,
     );

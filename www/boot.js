@@ -5,19 +5,18 @@
 // app/main.js's model list take over what it started (`takeWorker`, `modelList`).
 
 const early = {
-  worker: null, // the first worker, until taken
+  worker: new Worker(new URL('worker/worker.js', import.meta.url), { type: 'module' }), // the first worker, until taken
   messages: [], // what it said before it was taken
   error: null, // why it could not start, if it said so before it was taken
-  index: null, // models/index.json: a promise of the parsed list
+  // models/index.json: a promise of the parsed list
+  index: fetch(new URL('models/index.json', import.meta.url), { cache: 'no-cache' }).then((response) => response.json()),
 };
 
-early.worker = new Worker(new URL('worker/worker.js', import.meta.url), { type: 'module' });
 early.worker.onmessage = (event) => early.messages.push(event.data);
 early.worker.onerror = (event) => {
   event.preventDefault(); // the page says it once it takes the worker over
   early.error = event.message || 'an uncaught error';
 };
-early.index = fetch(new URL('models/index.json', import.meta.url), { cache: 'no-cache' }).then((response) => response.json());
 early.index.catch(() => {}); // app/main.js reports it
 
 /**

@@ -41,16 +41,16 @@ async function drawAll(onSeen) {
   });
   const views = trace ? laterViews(trace, selection, () => table) : [];
   const seen = views.filter(([, , id]) => inSight(id));
-  const unseen = views.filter((view) => !seen.includes(view));
-  for (const [i, [name, draw]] of [...seen, ...unseen].entries()) {
-    if (i === seen.length) onSeen(busy);
-    await nextTask();
-    if (ticket !== state.renderTicket) return null;
-    const spent = await drawView(ticket, name, draw);
-    if (spent == null) return null;
-    busy += spent;
-  }
-  if (!unseen.length) onSeen(busy);
+  const seenSpent = await drawViews(ticket, seen);
+  if (seenSpent == null) return null;
+  busy += seenSpent;
+  onSeen(busy);
+  const restSpent = await drawViews(
+    ticket,
+    views.filter((view) => !seen.includes(view)),
+  );
+  if (restSpent == null) return null;
+  busy += restSpent;
   markSnapshot();
   document.body.dataset.ready = trace ? 'true' : 'false';
   document.body.dataset.output = trace ? trace.output : '';
@@ -103,6 +103,19 @@ function laterViews(trace, selection, table) {
     );
   }
   return list;
+}
+
+/** Draw `views` ([name, draw, id]) a task each; the main-thread time spent, or null when a newer redraw took over. */
+async function drawViews(ticket, views) {
+  let busy = 0;
+  for (const [name, draw] of views) {
+    await nextTask();
+    if (ticket !== state.renderTicket) return null;
+    const spent = await drawView(ticket, name, draw);
+    if (spent == null) return null;
+    busy += spent;
+  }
+  return busy;
 }
 
 /** Whether the panel holding the element `id` shows in the window now (a hidden one does not). */

@@ -31,8 +31,11 @@ export async function fetchWithProgress(url, label, onProgress) {
   return bytes;
 }
 
-/** A file through the Cache API, keyed by its content hash `version`. */
-export async function cachedFile(url, version, label, onProgress, cacheName = MODEL_CACHE) {
+/**
+ * A file through the Cache API, keyed by its content hash `version`: { hit } (the cached
+ * Response) where it is there, else { bytes }, fetched and cached.
+ */
+async function cached(url, version, label, onProgress, cacheName) {
   const key = new URL(`${url}?v=${version}`, SITE).href;
   let cache = null;
   try {
@@ -40,7 +43,7 @@ export async function cachedFile(url, version, label, onProgress, cacheName = MO
     const hit = await cache.match(key);
     if (hit) {
       onProgress({ label: `${label} (cached)`, loaded: 1, total: 1 });
-      return new Uint8Array(await hit.arrayBuffer());
+      return { hit };
     }
   } catch {
     cache = null; // no Cache API (e.g. an insecure origin): just fetch
@@ -53,7 +56,15 @@ export async function cachedFile(url, version, label, onProgress, cacheName = MO
     const type = url.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
     await cache.put(key, new Response(bytes, { headers: { 'Content-Type': type } }));
   }
-  return bytes;
+  return { bytes };
+}
+
+/** The bytes of what `cached` found or fetched. */
+const bytesOf = async ({ hit, bytes }) => (hit ? new Uint8Array(await hit.arrayBuffer()) : bytes);
+
+/** The bytes of a file through the Cache API, keyed by its content hash `version`. */
+export async function cachedFile(url, version, label, onProgress, cacheName = MODEL_CACHE) {
+  return bytesOf(await cached(url, version, label, onProgress, cacheName));
 }
 
 const loaded = { manifest: null }; // pkg/manifest.json: the content hash of each wasm module
@@ -75,29 +86,23 @@ export async function moduleListed(name) {
   return true;
 }
 
-/** The bytes of wasm module `name` (pkg/<name>/attnscope_bg.wasm). */
-export async function moduleBytes(name, label, onProgress) {
+/** Wasm module `name` (pkg/<name>/attnscope_bg.wasm) through the cache: { hit } or { bytes }. */
+async function cachedModule(name, label, onProgress) {
   loaded.manifest ??= await readManifest();
-  return cachedFile(`pkg/${name}/attnscope_bg.wasm`, loaded.manifest[name] || 'none', label, onProgress, WASM_CACHE);
+  return cached(`pkg/${name}/attnscope_bg.wasm`, loaded.manifest[name] || 'none', label, onProgress, WASM_CACHE);
+}
+
+/** The bytes of wasm module `name`. */
+export async function moduleBytes(name, label, onProgress) {
+  return bytesOf(await cachedModule(name, label, onProgress));
 }
 
 /**
- * Wasm module `name` as a Response to compile while it streams (WebAssembly.instantiateStreaming):
- * from the cache where it is there, so that V8 can keep its optimised code between page loads;
- * else the bytes, fetched and cached (moduleBytes).
+ * Wasm module `name` to compile while it streams (WebAssembly.instantiateStreaming): the cached
+ * Response where it is there, so that V8 can keep its optimised code between page loads; else
+ * the bytes, fetched and cached.
  */
 export async function moduleSource(name, label, onProgress) {
-  loaded.manifest ??= await readManifest();
-  const url = `pkg/${name}/attnscope_bg.wasm`;
-  const version = loaded.manifest[name] || 'none';
-  try {
-    const hit = await (await caches.open(WASM_CACHE)).match(new URL(`${url}?v=${version}`, SITE).href);
-    if (hit) {
-      onProgress({ label: `${label} (cached)`, loaded: 1, total: 1 });
-      return hit;
-    }
-  } catch {
-    // no Cache API: the bytes below
-  }
-  return moduleBytes(name, label, onProgress);
+  const { hit, bytes } = await cachedModule(name, label, onProgress);
+  return hit ?? bytes;
 }
