@@ -236,3 +236,43 @@ fn eval_with_a_beam_of_one_scores_like_greedy() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("beam width 9 is out of range"));
 }
+
+#[test]
+fn eval_update_metrics_rewrites_the_figures_and_keeps_the_training_run() {
+    // An unchanged model evaluates to the figures its training run wrote: the rewritten
+    // metrics.json is the shipped one, byte for byte (training pairs and seconds kept).
+    let dir = std::env::temp_dir().join(format!("attnscope-update-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in [
+        "config.json",
+        "model.safetensors",
+        "src_tokenizer.json",
+        "tgt_tokenizer.json",
+        "metrics.json",
+    ] {
+        std::fs::copy(format!("models/date-iso/{file}"), dir.join(file)).unwrap();
+    }
+    let model = dir.to_str().unwrap();
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["eval", "--model", model, "--update-metrics"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shipped = std::fs::read_to_string("models/date-iso/metrics.json").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("metrics.json")).unwrap(),
+        shipped
+    );
+    // metrics.json stays greedy with every head on.
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["eval", "--model", model, "--update-metrics", "--beam", "2"],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("drop --beam and --ablate"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

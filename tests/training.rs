@@ -1,12 +1,14 @@
 //! Training checkpoints: an interrupted run resumed from its checkpoint ends exactly where an
-//! uninterrupted one does, and hands out the snapshots after its checkpoint. (Its own test
+//! uninterrupted one does, and hands out the snapshots after its checkpoint, tied output
+//! projection or not; a tied model's file gives the logits it trained with. (Its own test
 //! binary with one test: burn's random generator is global, so no other test may draw from it
 //! meanwhile.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use attnscope::files::weights::save_weights;
+use attnscope::files::weights::{load_model, read_weights, save_weights};
+use attnscope::model::positional::PositionalTable;
 use attnscope::model::Transformer;
 use attnscope::text::{build_tokenizer, Granularity};
 use attnscope::train::data::Pair;
@@ -14,6 +16,7 @@ use attnscope::train::{
     read_checkpoint, tokenize_pairs, train, Example, SnapshotPoint, TrainOptions,
 };
 use attnscope::ModelConfig;
+use burn::tensor::{Device, Int, Tensor, TensorData};
 
 /// A tiny model's config and its tokenized training pairs.
 fn tiny_run() -> (ModelConfig, Vec<Example>) {
@@ -38,8 +41,39 @@ fn tiny_run() -> (ModelConfig, Vec<Example>) {
 
 #[test]
 fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
-    let (config, examples) = tiny_run();
-    let root = std::env::temp_dir().join(format!("attnscope-resume-{}", std::process::id()));
+    let (mut config, examples) = tiny_run();
+    resumed_equals_straight(&config, &examples, "untied");
+    // A tied model: its target embedding is the projection while it trains, its weights file has
+    // no `projection.weight`, and loaded from that file it gives the logits it trained with.
+    config.tie_output = true;
+    let mut trained = resumed_equals_straight(&config, &examples, "tied");
+    let bytes = save_weights(&config, &mut trained, false).unwrap();
+    let names = read_weights(&config, &bytes).unwrap();
+    assert!(names.contains_key("tgt_embed.weight") && names.contains_key("projection.bias"));
+    assert!(!names.contains_key("projection.weight"));
+    let device = Device::flex();
+    let loaded = load_model(&config, &PositionalTable::new(&config), &bytes, &device).unwrap();
+    let logits = |model: &Transformer| {
+        let ids = |row: &[u32]| {
+            let data = TensorData::new(row.iter().map(|&id| id as i64).collect(), [1, row.len()]);
+            Tensor::<2, Int>::from_data(data, &device)
+        };
+        let (src, tgt) = (&examples[0].src, &examples[0].tgt);
+        let encoded = model.encode(ids(src), None);
+        let output = model.decode(ids(&tgt[..tgt.len() - 1]), &encoded, None);
+        output.logits.into_data().try_to_vec::<f32>().unwrap()
+    };
+    let (in_graph, from_file) = (logits(&trained), logits(&loaded));
+    common::assert_close("tied logits", &in_graph, &from_file, 1e-5);
+    // Had training used its own `projection.weight`, the logits would not be the file's
+    // embedding's; and they are real logits, not zeros.
+    assert!(in_graph.iter().any(|v| v.abs() > 0.1));
+}
+
+/// Train `config` straight through and, with a checkpoint after the first epoch, stopped and
+/// resumed: the same snapshots, losses and final weights. The straight run's model.
+fn resumed_equals_straight(config: &ModelConfig, examples: &[Example], tag: &str) -> Transformer {
+    let root = std::env::temp_dir().join(format!("attnscope-resume-{tag}-{}", std::process::id()));
     let options = |dir: &str, stop: Option<usize>| TrainOptions {
         epochs: 3,
         batch_size: 2,
@@ -59,15 +93,15 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
         taken.push((
             point.step,
             point.last,
-            save_weights(&config, &mut model, false)?,
+            save_weights(config, &mut model, false)?,
         ));
         Ok(())
     };
     let (mut straight_taken, mut first_taken, mut rest_taken) = (vec![], vec![], vec![]);
     let mut straight_log = vec![];
     let mut straight = train(
-        &config,
-        &examples,
+        config,
+        examples,
         &options("a", None),
         &mut straight_log,
         Some(&mut |point, model| snapshot(&mut straight_taken, point, model)),
@@ -76,8 +110,8 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
 
     let mut first_log = vec![];
     train(
-        &config,
-        &examples,
+        config,
+        examples,
         &options("b", Some(1)),
         &mut first_log,
         Some(&mut |point, model| snapshot(&mut first_taken, point, model)),
@@ -87,8 +121,8 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
     assert_eq!((state.epoch, state.step), (1, 2), "two batches per epoch");
     let mut rest_log = vec![];
     let mut resumed = train(
-        &config,
-        &examples,
+        config,
+        examples,
         &options("b", None),
         &mut rest_log,
         Some(&mut |point, model| snapshot(&mut rest_taken, point, model)),
@@ -115,7 +149,7 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
     assert!(joined == straight_taken, "the same snapshot weights");
 
     let weights =
-        |model: &mut attnscope::model::Transformer| save_weights(&config, model, false).unwrap();
+        |model: &mut attnscope::model::Transformer| save_weights(config, model, false).unwrap();
     assert_eq!(
         weights(&mut straight),
         weights(&mut resumed),
@@ -138,4 +172,5 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
     assert_eq!(losses(&straight_log), joined);
     assert_eq!(joined.len(), 6);
     let _ = std::fs::remove_dir_all(&root);
+    straight
 }

@@ -7,7 +7,8 @@ use clap::Args;
 
 use crate::files::folder::ModelFolder;
 use crate::model::ablation::Ablation;
-use crate::train::evaluate::{evaluate_with, Decoding};
+use crate::train::agreement::human_agreement;
+use crate::train::evaluate::{evaluate_with, Decoding, Metrics};
 use crate::train::recipes::{self, RecipeOptions};
 use crate::train::sets::heldout_for;
 use crate::{Error, ModelConfig, Result};
@@ -42,6 +43,10 @@ pub(super) struct TrainArgs {
     /// sentences, instead of the recipe's choice (en-zh without, zh-en with).
     #[arg(long)]
     grammar: Option<bool>,
+    /// Tie the output projection to the target embedding (true) instead of the recipe's
+    /// separate one (false).
+    #[arg(long)]
+    tie_output: Option<bool>,
 }
 
 /// The arguments of `attnscope eval`.
@@ -66,6 +71,10 @@ pub(super) struct EvalArgs {
     /// Switch these heads off (`KIND:LAYER:HEAD,…`, as `translate --ablate`).
     #[arg(long, value_name = "KIND:LAYER:HEAD[,…]")]
     ablate: Option<String>,
+    /// Write this evaluation's figures into the folder's `metrics.json`, keeping the training
+    /// run's own (`trainPairs`, `trainSeconds`): greedy, every head on.
+    #[arg(long)]
+    update_metrics: bool,
 }
 
 /// Train one of the shipped models from scratch and print its metrics.
@@ -80,6 +89,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         resume,
         stop_after_epochs,
         grammar,
+        tie_output,
     } = args;
     let options = RecipeOptions {
         seed,
@@ -89,6 +99,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         checkpoints: resume,
         stop_after_epochs,
         grammar,
+        tie_output,
     };
     let metrics = match recipe.as_str() {
         "date-iso" => recipes::build_date_iso(&data, &out, &options)?,
@@ -114,7 +125,14 @@ pub(super) fn eval(args: EvalArgs) -> Result<()> {
         beam,
         alpha,
         ablate,
+        update_metrics,
     } = args;
+    if update_metrics && (beam.is_some() || ablate.is_some()) {
+        return Err(Error::Usage(
+            "--update-metrics keeps metrics.json greedy with every head on: drop --beam and --ablate"
+                .into(),
+        ));
+    }
     let ablation = Ablation::parse(ablate.as_deref().unwrap_or_default())?;
     let folder = ModelFolder::read(&model)?;
     let name = ModelConfig::from_json(&String::from_utf8_lossy(&folder.config))?.name;
@@ -123,7 +141,13 @@ pub(super) fn eval(args: EvalArgs) -> Result<()> {
         Some(width) => Decoding::Beam { width, alpha },
         None => Decoding::Greedy,
     };
-    let metrics = evaluate_with(&model, &heldout, decoding, &ablation)?;
+    let mut metrics = evaluate_with(&model, &heldout, decoding, &ablation)?;
+    if let Some(reversed) = translator_direction(&name) {
+        metrics.human_agreement = Some(human_agreement(&data, reversed, &metrics.outputs)?);
+    }
+    if update_metrics {
+        update_figures(&model, &metrics)?;
+    }
     if let Some(path) = dump {
         let mut text = String::from("set\tsource\treference\toutput\n");
         for row in &metrics.outputs {
@@ -137,4 +161,30 @@ pub(super) fn eval(args: EvalArgs) -> Result<()> {
     }
     println!("{}", serde_json::to_string_pretty(&metrics)?);
     Ok(())
+}
+
+/// en-zh: `Some(false)`, zh-en: `Some(true)` (Chinese → English); other models have no second
+/// human translations.
+fn translator_direction(name: &str) -> Option<bool> {
+    match name {
+        "en-zh" => Some(false),
+        "zh-en" => Some(true),
+        _ => None,
+    }
+}
+
+/// Write `metrics` into `<model>/metrics.json`, keeping the training run's `trainPairs` and
+/// `trainSeconds` from the file.
+fn update_figures(model: &std::path::Path, metrics: &Metrics) -> Result<()> {
+    let path = model.join("metrics.json");
+    let io = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).map_err(io)?)?;
+    let mut updated = metrics.clone();
+    updated.train_pairs = saved["trainPairs"].as_u64().unwrap_or_default() as usize;
+    updated.train_seconds = saved["trainSeconds"].as_f64().unwrap_or_default();
+    std::fs::write(&path, serde_json::to_string_pretty(&updated)?).map_err(io)
 }

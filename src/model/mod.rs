@@ -31,7 +31,7 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
 use config::ModelConfig;
 use masks::Mask;
-use packed::{project, PackedLinear, PackedWeights};
+use packed::{project, project_tied, PackedLinear, PackedWeights};
 use positional::PositionalTable;
 
 /// Encoder and decoder stacks with embeddings, positional encoding and the output projection.
@@ -57,6 +57,9 @@ pub struct Transformer {
     d_model: usize,
     embed_scale: bool,
     pad_id: u32,
+    /// Training a tied model: the logits use `tgt_embed.weight` itself, so its gradient gets the
+    /// projection's share (a loaded tied model has a contiguous copy in `projection.weight`).
+    tied_in_graph: bool,
 }
 
 /// The encoder's result.
@@ -132,7 +135,15 @@ impl Transformer {
             d_model: config.d_model,
             embed_scale: config.embed_scale,
             pad_id: config.pad_id,
+            tied_in_graph: false,
         }
+    }
+
+    /// This model, computing its logits from the target embedding itself (`tie`, for training
+    /// a `tie_output` model) or from `projection.weight`.
+    pub fn tied_in_graph(mut self, tie: bool) -> Self {
+        self.tied_in_graph = tie;
+        self
     }
 
     /// What the token embedding is multiplied by: √d_model when the config scales it, else 1.
@@ -404,10 +415,11 @@ impl Transformer {
         if let Some(norm) = &self.decoder_norm {
             x = norm.forward(x);
         }
-        DecoderOutput {
-            logits: project(&self.projection, packed, x),
-            attention,
-        }
+        let logits = match self.tied_in_graph {
+            true => project_tied(&self.tgt_embed, self.projection.bias.as_ref(), x),
+            false => project(&self.projection, packed, x),
+        };
+        DecoderOutput { logits, attention }
     }
 }
 

@@ -19,7 +19,9 @@
 //! its model on the CPU of a wasm module only ([`PackedWeights::for_device`]); WebGPU and
 //! native builds keep burn's kernels.
 
-use burn::nn::Linear;
+use burn::module::Param;
+use burn::nn::{Embedding, Linear};
+use burn::tensor::module::linear;
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::{FeedForward, MultiHeadAttention, Transformer};
@@ -147,6 +149,23 @@ pub fn project(linear: &Linear, packed: Option<&PackedLinear>, x: Tensor<3>) -> 
     let mut out = vec![0.0; batch * len * packed.d_out];
     packed.apply(&values, &mut out);
     Tensor::from_data(TensorData::new(out, [batch, len, packed.d_out]), &device)
+}
+
+/// Logits from the target embedding itself, `x · Eᵀ + bias`: a tied projection while training,
+/// where the embedding must get the projection's gradient.
+///
+/// # Shapes
+/// `x: [batch, len, d_model]` → `[batch, len, vocab]`.
+pub fn project_tied(
+    embedding: &Embedding,
+    bias: Option<&Param<Tensor<1>>>,
+    x: Tensor<3>,
+) -> Tensor<3> {
+    // burn's `linear` (as `Linear` uses it) folds the batch into the rows: one
+    // [rows, d_model] × [d_model, vocab] matmul. A broadcast batched matmul made backward build
+    // a [batch, d_model, vocab] gradient and sum it.
+    let weight = embedding.weight.val().transpose(); // [d_model, vocab]
+    linear(x, weight, bias.map(|b| b.val()))
 }
 
 /// An attention block's four projections, packed.

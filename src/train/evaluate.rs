@@ -6,6 +6,7 @@ use std::path::Path;
 use burn::tensor::Device;
 use serde::Serialize;
 
+use super::agreement::HumanAgreement;
 use super::data::{metrics, shuffle};
 use super::sets::Heldout;
 use crate::error::{Error, Result};
@@ -59,6 +60,9 @@ pub struct Metrics {
     pub examples: Vec<(String, String, String)>,
     /// The config's example sentence and its translation.
     pub example_sentence: (String, String),
+    /// The held-out Tatoeba figures beside two human translators' (the translators only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub human_agreement: Option<HumanAgreement>,
     /// Every held-out translation: (set, source, reference, output); not saved in
     /// `metrics.json` (`attnscope eval --dump` writes them).
     #[serde(skip)]
@@ -198,6 +202,7 @@ pub fn evaluate_with(
         parameters,
         examples,
         example_sentence: (example, translated),
+        human_agreement: None,
         outputs,
     })
 }

@@ -8,6 +8,7 @@
 //! the pairs, `recipes` holds the shipped models' settings, `sets` their data, `evaluate` the
 //! held-out figures and `recorder` the timeline of snapshots.
 
+pub mod agreement;
 mod checkpoint;
 pub mod data;
 pub mod evaluate;
@@ -134,7 +135,8 @@ pub fn train(
     let device = Device::flex().autodiff();
     device.seed(options.seed);
     let mut rng = Rng::new(options.seed);
-    let mut model = Transformer::new(config, &device);
+    // A tied model trains its target embedding as the output projection too.
+    let mut model = Transformer::new(config, &device).tied_in_graph(config.tie_output);
     let mut optimizer = AdamConfig::new()
         .with_beta_2(0.98)
         .with_epsilon(1e-9)
@@ -151,6 +153,7 @@ pub fn train(
     match (&resumed, &options.checkpoints) {
         (Some(state), Some(dir)) => {
             optimizer = restore(dir, state, config, &mut model, optimizer, &device)?;
+            model = model.tied_in_graph(config.tie_output);
             rng = Rng::new(state.rng);
             first_epoch = state.epoch;
             progress.resume(state);

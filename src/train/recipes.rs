@@ -8,6 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::agreement::human_agreement;
 use super::data::Pair;
 use super::evaluate::{evaluate, Metrics};
 use super::recorder::{TimelineRecorder, TIMELINE_HELDOUT_PAIRS};
@@ -44,6 +45,9 @@ pub struct RecipeOptions {
     /// en-zh, zh-en: train with (`true`) or without the generated grammar sentences instead of
     /// the recipe's choice (en-zh without, zh-en with; README, "Data"), to measure what they add.
     pub grammar: Option<bool>,
+    /// Tie the output projection to the target embedding (`tie_output`) instead of the recipe's
+    /// choice (separate), to measure what the freed parameters cost or give.
+    pub tie_output: Option<bool>,
 }
 
 fn options(
@@ -95,7 +99,8 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
         (Granularity::Characters, 1),
     );
     let options = options(recipe, 8, 64, 2e-3, 400);
-    let run = Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?;
+    let run = Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?
+        .tied(recipe.tie_output);
     let sets = date_sets(data_dir)?;
     let timeline = &sets[0].pairs[..TIMELINE_HELDOUT_PAIRS];
     build(&run, &train_pairs, &sets, Some(timeline))
@@ -105,14 +110,28 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = recipe_data(data_dir, recipe.grammar.unwrap_or(false))?;
     let tokens = (ENGLISH_TOKENS, CHINESE_TOKENS);
-    build_translation(data, out, recipe, ModelConfig::en_zh, tokens, true)
+    let run = Translation {
+        preset: ModelConfig::en_zh,
+        tokens,
+        timeline: true,
+        data_dir,
+        reversed: false,
+    };
+    build_translation(data, out, recipe, run)
 }
 
 /// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
 pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = recipe_data(data_dir, recipe.grammar.unwrap_or(true))?.reversed();
     let tokens = (CHINESE_TOKENS, ENGLISH_TOKENS);
-    build_translation(data, out, recipe, ModelConfig::zh_en, tokens, false)
+    let run = Translation {
+        preset: ModelConfig::zh_en,
+        tokens,
+        timeline: false,
+        data_dir,
+        reversed: true,
+    };
+    build_translation(data, out, recipe, run)
 }
 
 /// The translation data a recipe trains on: Tatoeba and HSK, and the grammar sentences if
@@ -132,16 +151,32 @@ const ENGLISH_TOKENS: (Granularity, usize) = (
 /// Chinese: characters seen at least twice, punctuation full-width.
 const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Chinese, 2);
 
-/// The shared recipe of the two translation models (see `TRANSLATION_*`); with `timeline`, the
-/// run keeps its snapshots, measured on the first Tatoeba held-out pairs, as recordings.
+/// What differs between the two translation recipes.
+struct Translation<'a> {
+    preset: fn(usize, usize) -> ModelConfig,
+    tokens: ((Granularity, usize), (Granularity, usize)),
+    /// Keep the run's snapshots, measured on the first Tatoeba held-out pairs, as recordings.
+    timeline: bool,
+    /// Where Tatoeba's second translations are read from (`humanAgreement`).
+    data_dir: &'a Path,
+    /// Chinese → English.
+    reversed: bool,
+}
+
+/// The shared recipe of the two translation models (see `TRANSLATION_*`).
 fn build_translation(
     data: TranslationData,
     out: &Path,
     recipe: &RecipeOptions,
-    preset: fn(usize, usize) -> ModelConfig,
-    tokens: ((Granularity, usize), (Granularity, usize)),
-    timeline: bool,
+    translation: Translation<'_>,
 ) -> Result<Metrics> {
+    let Translation {
+        preset,
+        tokens,
+        timeline,
+        data_dir,
+        reversed,
+    } = translation;
     let mut options = options(
         recipe,
         TRANSLATION_EPOCHS,
@@ -153,10 +188,13 @@ fn build_translation(
         options.checkpoints = Some(out.join("checkpoint"));
     }
     let train_pairs = data.train.clone();
-    let run = Run::prepare(out, &train_pairs, tokens, preset, options)?;
+    let run = Run::prepare(out, &train_pairs, tokens, preset, options)?.tied(recipe.tie_output);
     let heldout = data.heldout();
     let pairs = &heldout[0].pairs[..TIMELINE_HELDOUT_PAIRS];
-    let metrics = build(&run, &train_pairs, &heldout, timeline.then_some(pairs))?;
+    let mut metrics = build(&run, &train_pairs, &heldout, timeline.then_some(pairs))?;
+    metrics.human_agreement = Some(human_agreement(data_dir, reversed, &metrics.outputs)?);
+    let json = serde_json::to_string_pretty(&metrics)?;
+    write(out, "metrics.json", json.as_bytes())?;
     if timeline {
         // Its snapshots (10 MB each) do not fit the repository: their recordings do.
         record_timeline(out, &recorded_sentences(&heldout[0].pairs))?;
@@ -200,6 +238,14 @@ impl<'a> Run<'a> {
             tgt,
             options,
         })
+    }
+
+    /// This run with its output projection tied to the target embedding, or not, where given.
+    fn tied(mut self, tie_output: Option<bool>) -> Self {
+        if let Some(tie) = tie_output {
+            self.config.tie_output = tie;
+        }
+        self
     }
 }
 

@@ -27,24 +27,36 @@ fn ngrams(text: &str, n: usize) -> HashMap<Vec<char>, usize> {
     counts
 }
 
-/// Corpus-level chrF score in 0..=100.
-pub fn chrf(hypotheses: &[String], references: &[String]) -> f64 {
-    const ORDER: usize = 6;
-    const BETA: f64 = 2.0;
-    let mut precision = 0.0;
-    let mut recall = 0.0;
-    let mut orders = 0.0;
-    for n in 1..=ORDER {
-        let (mut matches, mut hyp_total, mut ref_total) = (0usize, 0usize, 0usize);
-        for (h, r) in hypotheses.iter().zip(references) {
-            let (hyp, reference) = (ngrams(h, n), ngrams(r, n));
-            hyp_total += hyp.values().sum::<usize>();
-            ref_total += reference.values().sum::<usize>();
-            matches += hyp
-                .iter()
-                .map(|(g, c)| (*c).min(reference.get(g).copied().unwrap_or(0)))
-                .sum::<usize>();
-        }
+const ORDER: usize = 6;
+const BETA: f64 = 2.0;
+
+/// One sentence's counts per n-gram order: (hypothesis n-grams, reference n-grams, matches).
+type Statistics = [[usize; 3]; ORDER];
+
+fn statistics(hypothesis: &str, reference: &str) -> Statistics {
+    let mut out = [[0; 3]; ORDER];
+    for (n, counts) in (1..=ORDER).zip(&mut out) {
+        let (hyp, reference) = (ngrams(hypothesis, n), ngrams(reference, n));
+        let matches = hyp
+            .iter()
+            .map(|(g, c)| (*c).min(reference.get(g).copied().unwrap_or(0)))
+            .sum::<usize>();
+        // As sacreBLEU: a hypothesis's n-grams of an order the reference is too short to have
+        // are not counted.
+        let hyp_total = match reference.is_empty() {
+            true => 0,
+            false => hyp.values().sum(),
+        };
+        *counts = [hyp_total, reference.values().sum(), matches];
+    }
+    out
+}
+
+/// sacreBLEU's chrF of summed statistics: precision and recall averaged over the orders that
+/// have n-grams on both sides, then their F-β.
+fn f_score(statistics: &Statistics) -> f64 {
+    let (mut precision, mut recall, mut orders) = (0.0, 0.0, 0.0);
+    for &[hyp_total, ref_total, matches] in statistics {
         if hyp_total > 0 && ref_total > 0 {
             precision += matches as f64 / hyp_total as f64;
             recall += matches as f64 / ref_total as f64;
@@ -61,6 +73,37 @@ pub fn chrf(hypotheses: &[String], references: &[String]) -> f64 {
     100.0 * (1.0 + BETA * BETA) * p * r / (BETA * BETA * p + r)
 }
 
+/// Corpus-level chrF score in 0..=100.
+pub fn chrf(hypotheses: &[String], references: &[String]) -> f64 {
+    let references: Vec<Vec<String>> = references.iter().map(|r| vec![r.clone()]).collect();
+    chrf_multi(hypotheses, &references)
+}
+
+/// Corpus-level chrF against several references per sentence, as sacreBLEU scores it: each
+/// sentence keeps the statistics of the reference it scores best against (the first on a tie).
+pub fn chrf_multi(hypotheses: &[String], references: &[Vec<String>]) -> f64 {
+    let mut total: Statistics = [[0; 3]; ORDER];
+    for (hypothesis, refs) in hypotheses.iter().zip(references) {
+        let mut best: Option<(f64, Statistics)> = None;
+        for reference in refs {
+            let stats = statistics(hypothesis, reference);
+            let score = f_score(&stats);
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, stats));
+            }
+        }
+        for (sum, counts) in total
+            .iter_mut()
+            .zip(best.map(|(_, s)| s).unwrap_or_default())
+        {
+            for (a, b) in sum.iter_mut().zip(counts) {
+                *a += b;
+            }
+        }
+    }
+    f_score(&total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +117,8 @@ mod tests {
         let far = chrf(&["他们去学校".to_string()], &refs);
         assert!(close > far && close < 100.0);
         assert_eq!(exact_match(&refs, &refs), 1.0);
+        // Several references: each sentence meets the nearer one.
+        let two = vec![vec!["他们去学校".to_string(), "我爱吃苹果。".to_string()]];
+        assert!((chrf_multi(&refs, &two) - 100.0).abs() < 1e-9);
     }
 }
