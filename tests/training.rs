@@ -1,6 +1,6 @@
 //! Training checkpoints: an interrupted run resumed from its checkpoint ends exactly where an
 //! uninterrupted one does, and hands out the snapshots after its checkpoint, tied output
-//! projection or not; a tied model's file gives the logits it trained with. (Its own test
+//! projection or not, on one thread or two; a tied model's file gives the logits it trained with. (Its own test
 //! binary with one test: burn's random generator is global, so no other test may draw from it
 //! meanwhile.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -42,11 +42,13 @@ fn tiny_run() -> (ModelConfig, Vec<Example>) {
 #[test]
 fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
     let (mut config, examples) = tiny_run();
-    resumed_equals_straight(&config, &examples, "untied");
+    resumed_equals_straight(&config, &examples, "untied", 1);
+    // Two threads sharing each batch, each drawing its own dropout masks: as deterministic.
+    resumed_equals_straight(&config, &examples, "threads", 2);
     // A tied model: its target embedding is the projection while it trains, its weights file has
     // no `projection.weight`, and loaded from that file it gives the logits it trained with.
     config.tie_output = true;
-    let mut trained = resumed_equals_straight(&config, &examples, "tied");
+    let mut trained = resumed_equals_straight(&config, &examples, "tied", 1);
     let bytes = save_weights(&config, &mut trained, false).unwrap();
     let names = read_weights(&config, &bytes).unwrap();
     assert!(names.contains_key("tgt_embed.weight") && names.contains_key("projection.bias"));
@@ -72,7 +74,12 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
 
 /// Train `config` straight through and, with a checkpoint after the first epoch, stopped and
 /// resumed: the same snapshots, losses and final weights. The straight run's model.
-fn resumed_equals_straight(config: &ModelConfig, examples: &[Example], tag: &str) -> Transformer {
+fn resumed_equals_straight(
+    config: &ModelConfig,
+    examples: &[Example],
+    tag: &str,
+    threads: usize,
+) -> Transformer {
     let root = std::env::temp_dir().join(format!("attnscope-resume-{tag}-{}", std::process::id()));
     let options = |dir: &str, stop: Option<usize>| TrainOptions {
         epochs: 3,
@@ -85,6 +92,7 @@ fn resumed_equals_straight(config: &ModelConfig, examples: &[Example], tag: &str
         progress: false,
         checkpoints: Some(root.join(dir)),
         stop_after_epochs: stop,
+        threads,
     };
     // Each run's snapshots, as (step, last, weights): a resumed run hands out those after its
     // checkpoint, the same weights as the uninterrupted run's.

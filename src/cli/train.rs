@@ -47,6 +47,10 @@ pub(super) struct TrainArgs {
     /// separate one (false).
     #[arg(long)]
     tie_output: Option<bool>,
+    /// Threads that share each batch (data parallel), instead of the recipe's 1; more than one
+    /// trains other weights from the same seed (each thread draws its own dropout masks).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    threads: Option<u16>,
 }
 
 /// The arguments of `attnscope eval`.
@@ -90,6 +94,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         stop_after_epochs,
         grammar,
         tie_output,
+        threads,
     } = args;
     let options = RecipeOptions {
         seed,
@@ -100,6 +105,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         stop_after_epochs,
         grammar,
         tie_output,
+        threads: threads.map(usize::from),
     };
     let metrics = match recipe.as_str() {
         "date-iso" => recipes::build_date_iso(&data, &out, &options)?,

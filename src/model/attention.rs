@@ -8,6 +8,7 @@ use burn::tensor::{Bool, Device, Tensor};
 use serde::Serialize;
 
 use super::config::ModelConfig;
+use super::dropout;
 use super::packed::{project, PackedAttention};
 
 /// The three kinds of attention in an encoder-decoder Transformer, in the order they are listed.
@@ -196,10 +197,7 @@ impl MultiHeadAttention {
             scores = scores.mask_fill(mask, self.mask_value);
         }
         let weights = softmax(scores, 3); // [batch, heads, q_len, k_len]
-        let heads = self
-            .dropout
-            .forward(weights.clone())
-            .matmul(kv.values.clone()); // [batch, heads, q_len, d_k]
+        let heads = dropout::apply(&self.dropout, weights.clone()).matmul(kv.values.clone()); // [batch, heads, q_len, d_k]
         let [batch, n_heads, q_len, d_k] = heads.dims();
         let concatenated = heads.swap_dims(1, 2).reshape([batch, q_len, n_heads * d_k]); // [batch, q_len, d_model]
         AttentionOutput {

@@ -10,6 +10,7 @@ use burn::tensor::{Bool, Device, Tensor};
 
 use super::attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention};
 use super::config::{Activation, ModelConfig};
+use super::dropout;
 use super::packed::{project, PackedDecoderLayer, PackedEncoderLayer, PackedLinear};
 
 // ---------------------------------------------------------------------------------------------
@@ -67,7 +68,7 @@ impl FeedForward {
     /// # Shapes
     /// `[batch, len, d_ff]` → `[batch, len, d_model]`.
     pub fn project(&self, hidden: Tensor<3>) -> Tensor<3> {
-        self.linear_2.forward(self.dropout.forward(hidden))
+        self.linear_2.forward(dropout::apply(&self.dropout, hidden))
     }
 
     /// # Shapes
@@ -82,7 +83,7 @@ impl FeedForward {
         project(
             &self.linear_2,
             packed.map(|p| &p[1]),
-            self.dropout.forward(hidden),
+            dropout::apply(&self.dropout, hidden),
         )
     }
 }
@@ -123,7 +124,7 @@ impl Residual {
 
     /// Combine: `x + dropout(y)` in pre-norm, `norm(x + dropout(y))` in post-norm.
     pub fn output(&self, x: Tensor<3>, sublayer_output: Tensor<3>) -> Tensor<3> {
-        let sum = x + self.dropout.forward(sublayer_output);
+        let sum = x + dropout::apply(&self.dropout, sublayer_output);
         if self.norm_first {
             sum
         } else {

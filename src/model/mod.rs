@@ -9,6 +9,7 @@
 pub mod ablation;
 mod attention;
 pub mod config;
+pub mod dropout;
 pub mod generation;
 mod layers;
 pub mod masks;
@@ -181,7 +182,7 @@ impl Transformer {
             .clone()
             .narrow(0, start, len)
             .unsqueeze_dim::<3>(0); // [1, len, d_model]
-        self.dropout.forward(x + pe)
+        dropout::apply(&self.dropout, x + pe)
     }
 
     /// `[batch, 1, 1, len]`, true where `ids` is `<pad>`.

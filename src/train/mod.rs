@@ -13,6 +13,7 @@ mod checkpoint;
 pub mod data;
 pub mod evaluate;
 mod examples;
+mod parallel;
 pub mod recipes;
 mod recorder;
 pub mod recording;
@@ -61,6 +62,10 @@ pub struct TrainOptions {
     /// Stop after this many epochs (counted from the first, resumed ones included) while the
     /// schedule still spans `epochs`: a planned interruption, to be resumed later.
     pub stop_after_epochs: Option<usize>,
+    /// Threads that share each batch (data parallel). 1 is the single-threaded loop, whose
+    /// dropout draws from burn's global generator; with more, each thread draws from its own
+    /// (`model::dropout`), so the same seed trains other weights than with 1.
+    pub threads: usize,
 }
 
 /// Label-smoothed cross-entropy, averaged over non-pad target positions.
@@ -68,6 +73,17 @@ pub struct TrainOptions {
 /// # Shapes
 /// `logits: [batch, len, vocab]`, `targets: [batch, len]` → a one-element tensor.
 pub fn loss(logits: Tensor<3>, targets: Tensor<2, Int>, pad: u32, smoothing: f32) -> Tensor<1> {
+    let (sum, count) = loss_parts(logits, targets, pad, smoothing);
+    sum / count
+}
+
+/// The label-smoothed cross-entropy summed over non-pad target positions, and their count.
+fn loss_parts(
+    logits: Tensor<3>,
+    targets: Tensor<2, Int>,
+    pad: u32,
+    smoothing: f32,
+) -> (Tensor<1>, Tensor<1>) {
     let [batch, len, _] = logits.dims();
     let log_probs = log_softmax(logits, 2); // [batch, len, vocab]
     let nll = log_probs
@@ -78,7 +94,7 @@ pub fn loss(logits: Tensor<3>, targets: Tensor<2, Int>, pad: u32, smoothing: f32
     let uniform = log_probs.mean_dim(2).reshape([batch, len]).neg(); // cross-entropy with the uniform distribution
     let per_token = nll.mul_scalar(1.0 - smoothing) + uniform.mul_scalar(smoothing);
     let keep = targets.equal_elem(pad as i64).bool_not().float(); // [batch, len]
-    (per_token * keep.clone()).sum() / keep.sum()
+    ((per_token * keep.clone()).sum(), keep.sum())
 }
 
 fn learning_rate(options: &TrainOptions, step: usize, total: usize) -> f64 {
@@ -183,9 +199,8 @@ pub fn train(
                 ));
                 break 'epochs;
             }
-            let loss = batch_loss(&model, config, examples, &batch, options, &device);
-            let value: f32 = loss.clone().into_scalar();
             let step = progress.step;
+            let (value, grads) = batch_gradients(&model, config, examples, &batch, options, step)?;
             progress.last_loss = Some((step, value));
             if let Some(sink) = snapshots.as_deref_mut().filter(|_| is_snapshot_step(step)) {
                 let point = SnapshotPoint {
@@ -198,7 +213,6 @@ pub fn train(
                 sink(point, model.valid())?;
                 progress.in_snapshots += handed.elapsed();
             }
-            let grads = GradientsParams::from_grads(loss.backward(), &model);
             let lr = learning_rate(options, step, total);
             model = optimizer.step(lr, model, grads);
             progress.log_step(log, &bar, epoch, value, lr)?;
@@ -244,7 +258,27 @@ fn progress_bar(shown: bool, total: usize) -> Result<indicatif::ProgressBar> {
     Ok(bar)
 }
 
-/// The loss of one batch of `examples` (teacher forcing: the target shifted by one).
+/// One step's mean token loss over `batch` (indices into `examples`) and its gradients: on
+/// `options.threads` threads, each with its own dropout generator seeded from the seed, `step`
+/// and its place, or with 1 on this thread, drawing from burn's global generator.
+pub fn batch_gradients(
+    model: &Transformer,
+    config: &ModelConfig,
+    examples: &[Example],
+    batch: &[usize],
+    options: &TrainOptions,
+    step: usize,
+) -> Result<(f32, GradientsParams)> {
+    if options.threads > 1 {
+        return parallel::step(model, config, examples, batch, options, step);
+    }
+    let device = Device::flex().autodiff();
+    let loss = batch_loss(model, config, examples, batch, options, &device);
+    let value: f32 = loss.clone().into_scalar();
+    Ok((value, GradientsParams::from_grads(loss.backward(), model)))
+}
+
+/// The mean token loss of one batch of `examples` (teacher forcing: the target shifted by one).
 fn batch_loss(
     model: &Transformer,
     config: &ModelConfig,
@@ -253,6 +287,19 @@ fn batch_loss(
     options: &TrainOptions,
     device: &Device,
 ) -> Tensor<1> {
+    let (sum, count) = batch_loss_parts(model, config, examples, batch, options, device);
+    sum / count
+}
+
+/// The summed token loss of one batch of `examples` and its count of target tokens.
+fn batch_loss_parts(
+    model: &Transformer,
+    config: &ModelConfig,
+    examples: &[Example],
+    batch: &[usize],
+    options: &TrainOptions,
+    device: &Device,
+) -> (Tensor<1>, Tensor<1>) {
     let src_rows: Vec<&[u32]> = batch.iter().map(|&i| examples[i].src.as_slice()).collect();
     let tgt_in: Vec<&[u32]> = batch
         .iter()
@@ -264,7 +311,7 @@ fn batch_loss(
     let targets = padded(&tgt_out, config.pad_id, device);
     let encoded = model.encode(src, None);
     let output = model.decode(tgt_input, &encoded, None);
-    loss(
+    loss_parts(
         output.logits,
         targets,
         config.pad_id,

@@ -48,11 +48,14 @@ pub struct RecipeOptions {
     /// Tie the output projection to the target embedding (`tie_output`) instead of the recipe's
     /// choice (separate), to measure what the freed parameters cost or give.
     pub tie_output: Option<bool>,
+    /// Threads that share each batch instead of the recipe's (data parallel; with more than
+    /// one, dropout draws from each thread's own generator, so the weights differ from 1's).
+    pub threads: Option<usize>,
 }
 
 fn options(
     recipe: &RecipeOptions,
-    epochs: usize,
+    (epochs, threads): (usize, usize),
     batch_size: usize,
     learning_rate: f64,
     warmup_steps: usize,
@@ -68,6 +71,7 @@ fn options(
         progress: recipe.progress,
         checkpoints: None,
         stop_after_epochs: recipe.stop_after_epochs,
+        threads: recipe.threads.unwrap_or(threads),
     }
 }
 
@@ -98,12 +102,14 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
         (Granularity::CharactersWithSpaces, 1),
         (Granularity::Characters, 1),
     );
-    let options = options(recipe, 8, 64, 2e-3, 400);
+    let options = options(recipe, (8, 1), 64, 2e-3, 400);
     let run = Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?
         .tied(recipe.tie_output);
     let sets = date_sets(data_dir)?;
     let timeline = &sets[0].pairs[..TIMELINE_HELDOUT_PAIRS];
-    build(&run, &train_pairs, &sets, Some(timeline))
+    let metrics = build(&run, &train_pairs, &sets, Some(timeline))?;
+    write_metrics(out, &metrics)?;
+    Ok(metrics)
 }
 
 /// Build `models/en-zh` (English subwords → Chinese characters) from `data_dir`.
@@ -113,6 +119,7 @@ pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Resul
     let run = Translation {
         preset: ModelConfig::en_zh,
         tokens,
+        schedule: EN_ZH_SCHEDULE,
         timeline: true,
         data_dir,
         reversed: false,
@@ -127,6 +134,7 @@ pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Resul
     let run = Translation {
         preset: ModelConfig::zh_en,
         tokens,
+        schedule: ZH_EN_SCHEDULE,
         timeline: false,
         data_dir,
         reversed: true,
@@ -155,6 +163,8 @@ const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Chinese, 2);
 struct Translation<'a> {
     preset: fn(usize, usize) -> ModelConfig,
     tokens: ((Granularity, usize), (Granularity, usize)),
+    /// Epochs, and threads sharing each batch.
+    schedule: (usize, usize),
     /// Keep the run's snapshots, measured on the first Tatoeba held-out pairs, as recordings.
     timeline: bool,
     /// Where Tatoeba's second translations are read from (`humanAgreement`).
@@ -173,13 +183,14 @@ fn build_translation(
     let Translation {
         preset,
         tokens,
+        schedule,
         timeline,
         data_dir,
         reversed,
     } = translation;
     let mut options = options(
         recipe,
-        TRANSLATION_EPOCHS,
+        schedule,
         TRANSLATION_BATCH,
         TRANSLATION_LEARNING_RATE,
         TRANSLATION_WARMUP,
@@ -193,8 +204,7 @@ fn build_translation(
     let pairs = &heldout[0].pairs[..TIMELINE_HELDOUT_PAIRS];
     let mut metrics = build(&run, &train_pairs, &heldout, timeline.then_some(pairs))?;
     metrics.human_agreement = Some(human_agreement(data_dir, reversed, &metrics.outputs)?);
-    let json = serde_json::to_string_pretty(&metrics)?;
-    write(out, "metrics.json", json.as_bytes())?;
+    write_metrics(out, &metrics)?;
     if timeline {
         // Its snapshots (10 MB each) do not fit the repository: their recordings do.
         record_timeline(out, &recorded_sentences(&heldout[0].pairs))?;
@@ -202,8 +212,10 @@ fn build_translation(
     Ok(metrics)
 }
 
-/// Passes over the translation data.
-pub const TRANSLATION_EPOCHS: usize = 13;
+/// en-zh's passes over its data, and the threads that share each batch.
+pub const EN_ZH_SCHEDULE: (usize, usize) = (13, 1);
+/// zh-en's: 13 epochs on 1 thread (the shipped model's recipe, trained before data parallel).
+pub const ZH_EN_SCHEDULE: (usize, usize) = (13, 1);
 /// Sentence pairs per batch.
 pub const TRANSLATION_BATCH: usize = 64;
 /// Peak learning rate.
@@ -312,9 +324,13 @@ fn build(
     let mut metrics = evaluate(out, heldout)?;
     metrics.train_pairs = examples.len();
     metrics.train_seconds = train_seconds;
-    let json = serde_json::to_string_pretty(&metrics)?;
-    write(out, "metrics.json", json.as_bytes())?;
     Ok(metrics)
+}
+
+/// `<out>/metrics.json`.
+fn write_metrics(out: &Path, metrics: &Metrics) -> Result<()> {
+    let json = serde_json::to_string_pretty(metrics)?;
+    write(out, "metrics.json", json.as_bytes())
 }
 
 /// `<out>/train_log.tsv`, for a new run or, after `resumed_step`, with the lines before that
