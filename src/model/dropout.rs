@@ -29,22 +29,19 @@ pub fn with_own_generator<T>(seed: u64, f: impl FnOnce() -> T) -> T {
 /// `1 / (1 - prob)` while training (an autodiff device, the layer's training flag on), the input
 /// itself otherwise.
 pub fn apply<const D: usize>(dropout: &Dropout, input: Tensor<D>) -> Tensor<D> {
-    if !OWN.with(|own| own.borrow().is_some()) {
-        return dropout.forward(input);
-    }
     let device = input.device();
-    if !dropout.training.is_enabled() || !device.is_autodiff() || dropout.prob == 0.0 {
-        return input;
-    }
+    let training = dropout.training.is_enabled() && device.is_autodiff() && dropout.prob > 0.0;
     let dims = input.dims();
-    let mask = OWN.with(|own| {
+    // Outside `with_own_generator`: burn's own; inside, a mask while training, else nothing.
+    let own = OWN.with(|own| {
         let mut own = own.borrow_mut();
         own.as_mut()
-            .map(|rng| mask(rng, dims.iter().product(), dropout.prob))
+            .map(|rng| training.then(|| mask(rng, dims.iter().product(), dropout.prob)))
     });
-    match mask {
-        Some(mask) => input * Tensor::<D>::from_data(TensorData::new(mask, dims), &device),
+    match own {
         None => dropout.forward(input),
+        Some(None) => input,
+        Some(Some(mask)) => input * Tensor::<D>::from_data(TensorData::new(mask, dims), &device),
     }
 }
 

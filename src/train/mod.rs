@@ -273,25 +273,14 @@ pub fn batch_gradients(
         return parallel::step(model, config, examples, batch, options, step);
     }
     let device = Device::flex().autodiff();
-    let loss = batch_loss(model, config, examples, batch, options, &device);
+    let (sum, count) = batch_loss_parts(model, config, examples, batch, options, &device);
+    let loss = sum / count;
     let value: f32 = loss.clone().into_scalar();
     Ok((value, GradientsParams::from_grads(loss.backward(), model)))
 }
 
-/// The mean token loss of one batch of `examples` (teacher forcing: the target shifted by one).
-fn batch_loss(
-    model: &Transformer,
-    config: &ModelConfig,
-    examples: &[Example],
-    batch: &[usize],
-    options: &TrainOptions,
-    device: &Device,
-) -> Tensor<1> {
-    let (sum, count) = batch_loss_parts(model, config, examples, batch, options, device);
-    sum / count
-}
-
-/// The summed token loss of one batch of `examples` and its count of target tokens.
+/// The summed token loss of one batch of `examples` (teacher forcing: the target shifted by
+/// one) and its count of target tokens.
 fn batch_loss_parts(
     model: &Transformer,
     config: &ModelConfig,
