@@ -36,13 +36,24 @@ const argmax = (values, keys) => keys.reduce((best, k) => (values[k] > values[be
 
 const head = (ctx) => ctx.journey.selfAttention.heads[ctx.pick.head];
 
-/** The source keys among `keys` that are words, not <s> or </s> (by the config's ids). */
-const wordKeys = ({ trace, config }, keys) => keys.filter((k) => trace.srcIds[k] !== config.bosId && trace.srcIds[k] !== config.eosId);
+/** A token of punctuation alone (with SentencePiece's word mark at most), as the journey view says. */
+const PUNCTUATION = /^[\s\p{P}▁]*$/u;
+
+/**
+ * The source keys among `keys` that are words: not <s> or </s> (by the config's ids), and not
+ * punctuation, where idle heads park their weight as they do on </s> (en-zh writes 果 with its
+ * weight on “.” and </s>); every key but <s> and </s> if that leaves none.
+ */
+function wordKeys({ trace, config }, keys) {
+  const named = keys.filter((k) => trace.srcIds[k] !== config.bosId && trace.srcIds[k] !== config.eosId);
+  const words = named.filter((k) => !PUNCTUATION.test(trace.srcTokens[k] ?? ''));
+  return words.length ? words : named;
+}
 
 /**
  * For the cross-attention step: the decoder row that wrote the pick's token (its input is the
- * token before), and the layer and head where that row leans hardest on one source word (not on
- * <s> or </s>, where idle heads park their weight), read from the trace.
+ * token before), and the layer and head where that row leans hardest on one source word (see
+ * `wordKeys`), read from the trace.
  */
 function sharpestCrossHead({ trace, config }, pick) {
   const stack = trace.crossAttention;
