@@ -6,6 +6,7 @@
 // ctx: { trace, stages, config, positional, model (its name), journey (the journey view's, at the
 // lesson's pick), pick ({ stack, layer, position, head }), fetch (a journey by { stack, layer,
 // position }), models (the names the page has) }.
+import { PUNCTUATION } from '../views/journey.js';
 import { more as etc, fromJourney, idx, join, lessonHead, num, signed, stackIndex, tok, weight, words } from './numbers.js';
 
 const KIND = { encoder: 'encoderSelfAttention', decoder: 'decoderSelfAttention' };
@@ -35,9 +36,6 @@ function weightList(ctx, kind, tokens, keys, more, row = ctx.pick.position) {
 const argmax = (values, keys) => keys.reduce((best, k) => (values[k] > values[best] ? k : best), keys[0]);
 
 const head = (ctx) => ctx.journey.selfAttention.heads[ctx.pick.head];
-
-/** A token of punctuation alone (with SentencePiece's word mark at most), as the journey view says. */
-const PUNCTUATION = /^[\s\p{P}▁]*$/u;
 
 /**
  * The source keys among `keys` that are words: not <s> or </s> (by the config's ids), and not

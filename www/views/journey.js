@@ -19,7 +19,8 @@ export function positionsOf(trace, stack) {
   return trace.tgtTokens.slice(0, trace.decoderSelfAttention.queries);
 }
 
-const PUNCTUATION = /^[\s\p{P}▁]*$/u;
+/** A token of punctuation alone (with SentencePiece's word mark at most): the lesson skips it too. */
+export const PUNCTUATION = /^[\s\p{P}▁]*$/u;
 
 /**
  * The token a lesson or a first look starts from: the decoder's last input token that is a word
