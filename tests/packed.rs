@@ -57,7 +57,9 @@ fn compare(folder: &ModelFolder, text: &str) -> Vec<u32> {
     let loaded = LoadedModel::load(folder.files(), &device).unwrap();
     let (config, model) = (&loaded.config, &loaded.model);
     let packed = block_on(PackedWeights::new(model)).unwrap();
-    let source = loaded.src_tokenizer.encode(text).unwrap();
+    // The source as the session gives it to the model: ending in `</s>`. Without it zh-en of
+    // 2026-12-03 writes "I love eating apples" and then only full stops.
+    let source = config.fit_source(&loaded.src_tokenizer.encode(text).unwrap().ids);
     let encoded = model.encode(ids(&source.ids, &device), None);
     let encoded_packed = model.encode_packed(ids(&source.ids, &device), None, Some(&packed));
     let encoder = |e: &attnscope::model::EncoderOutput| {
