@@ -119,7 +119,6 @@ pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Resul
     let run = Translation {
         preset: ModelConfig::en_zh,
         tokens,
-        schedule: EN_ZH_SCHEDULE,
         timeline: true,
         data_dir,
         reversed: false,
@@ -134,7 +133,6 @@ pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Resul
     let run = Translation {
         preset: ModelConfig::zh_en,
         tokens,
-        schedule: ZH_EN_SCHEDULE,
         timeline: false,
         data_dir,
         reversed: true,
@@ -163,8 +161,6 @@ const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Chinese, 2);
 struct Translation<'a> {
     preset: fn(usize, usize) -> ModelConfig,
     tokens: ((Granularity, usize), (Granularity, usize)),
-    /// Epochs, and threads sharing each batch.
-    schedule: (usize, usize),
     /// Keep the run's snapshots, measured on the first Tatoeba held-out pairs, as recordings.
     timeline: bool,
     /// Where Tatoeba's second translations are read from (`humanAgreement`).
@@ -183,14 +179,13 @@ fn build_translation(
     let Translation {
         preset,
         tokens,
-        schedule,
         timeline,
         data_dir,
         reversed,
     } = translation;
     let mut options = options(
         recipe,
-        schedule,
+        TRANSLATION_SCHEDULE,
         TRANSLATION_BATCH,
         TRANSLATION_LEARNING_RATE,
         TRANSLATION_WARMUP,
@@ -212,11 +207,9 @@ fn build_translation(
     Ok(metrics)
 }
 
-/// en-zh's passes over its data, and the threads that share each batch: 21 epochs on both
-/// cores (18,354 steps) fit the 100 minutes that 13 on one core no longer did.
-pub const EN_ZH_SCHEDULE: (usize, usize) = (21, 2);
-/// zh-en's: the same 21 epochs on both cores (18,858 steps).
-pub const ZH_EN_SCHEDULE: (usize, usize) = (21, 2);
+/// Passes over the data, and the threads that share each batch: 21 epochs on both cores
+/// (en-zh 18,354 steps, zh-en 18,858) fit the 100 minutes that 13 on one core no longer did.
+pub const TRANSLATION_SCHEDULE: (usize, usize) = (21, 2);
 /// Sentence pairs per batch.
 pub const TRANSLATION_BATCH: usize = 64;
 /// Peak learning rate.
