@@ -47,9 +47,9 @@ pub(super) struct TrainArgs {
     /// separate one (false).
     #[arg(long)]
     tie_output: Option<bool>,
-    /// Threads that share each batch (data parallel), instead of the recipe's (2 for en-zh, 1 for
-    /// zh-en and date-iso); each count trains other weights from the same seed (each thread draws
-    /// its own dropout masks).
+    /// Threads that share each batch (data parallel), instead of the recipe's (2 for en-zh and
+    /// zh-en, 1 for date-iso); each count trains other weights from the same seed (each thread
+    /// draws its own dropout masks).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     threads: Option<u16>,
 }

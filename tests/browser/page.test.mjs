@@ -190,3 +190,62 @@ test(
       assert.equal(await page.locator('#source-input').inputValue(), 'I love eating apples. ');
     }),
 );
+
+/**
+ * The stepper's rows as laid out: each token's text, its box's and its text's width, whether it sits on one line, how far
+ * its right edge is from its bars' left edge, and where the bars start.
+ */
+const stepperColumns = (page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('#stepper .step-row')].map((row) => {
+      const token = row.querySelector('.new-token');
+      const range = document.createRange();
+      range.selectNodeContents(token);
+      const box = token.getBoundingClientRect();
+      const bars = row.querySelector('.bars-scroll').getBoundingClientRect();
+      return {
+        text: token.textContent,
+        width: box.width,
+        textWidth: range.getBoundingClientRect().width,
+        lines: range.getClientRects().length,
+        gap: bars.left - box.right,
+        barsLeft: bars.left,
+      };
+    }),
+  );
+
+/** Every row's token on one line, left of its bars, the bars of every row starting at one x; returns the rows. */
+async function assertTokensFit(page, minimum) {
+  const rows = await stepperColumns(page);
+  assert.ok(rows.length >= 5, `${rows.length} rows`);
+  for (const row of rows) {
+    assert.equal(row.lines, 1, `${row.text} wraps`);
+    assert.ok(row.gap >= 0, `${row.text} runs ${-row.gap} px into its bars`);
+    assert.ok(row.width >= minimum - 0.5, `${row.text}'s column is ${row.width} px`);
+    assert.equal(row.barsLeft, rows[0].barsLeft, `${row.text}'s bars start elsewhere`);
+  }
+  return rows;
+}
+
+test("the stepper's token column holds its longest token, on a desktop and on a phone", { timeout: 120_000 }, () =>
+  withPage(site.origin, '?model=zh-en&backend=cpu', async ({ page, consoleErrors }) => {
+    await waitReady(page);
+    await typeSettled(page, '今天天气很好。');
+    assert.equal(await shownOutput(page), 'The weather is very nice today.');
+    const desktop = await assertTokensFit(page, 70);
+    const widest = desktop.reduce((a, b) => (b.textWidth > a.textWidth ? b : a));
+    // ▁weather and its padding are wider than the 70 px the column had: it ran over its bars.
+    assert.equal(widest.text, '▁weather');
+    assert.ok(widest.width > 70, `${widest.text} is ${widest.width} px`);
+    assert.ok(widest.width >= widest.textWidth + 14, `${widest.text}: ${widest.textWidth} px in ${widest.width}`);
+    await page.locator('#stepper').screenshot({ path: `${ARTIFACTS}screenshots/stepper-long-token.png` });
+    // On a phone (the phone layout's 56 px minimum), the same.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector('#stepper .step-list')).gridTemplateColumns.split(' ').length === 2,
+    );
+    await assertTokensFit(page, 56);
+    await page.locator('#stepper').screenshot({ path: `${ARTIFACTS}screenshots/stepper-long-token-phone.png` });
+    assert.deepEqual(consoleErrors, []);
+  }),
+);

@@ -277,10 +277,19 @@ function wireBarHover(list, shown) {
   });
 }
 
+const FIGURE_TOKEN_FONT = '18px system-ui, sans-serif';
+
+/** The figure's tokens' column: as wide as its longest token and a margin, at least 70 px (as on the page). */
+function figureTokenColumn(steps) {
+  const ctx = el('canvas').getContext('2d');
+  ctx.font = FIGURE_TOKEN_FONT;
+  return steps.reduce((width, step) => Math.max(width, Math.ceil(ctx.measureText(step.token).width) + 16), 70);
+}
+
 /** Every step as drawn (`shown`, as createStepper keeps it): its token, its bars and its candidates, as a vector figure. */
 function stepperFigure({ trace, cross, layer, label, layout, rowOffset }) {
   const rowHeight = BAR_HEIGHT + WORD_HEIGHT + 10;
-  const barsX = 70;
+  const barsX = figureTokenColumn(trace.steps);
   const candidatesX = barsX + layout.width + 16;
   const width = candidatesX + 420;
   const top = 22;
@@ -291,7 +300,7 @@ function stepperFigure({ trace, cross, layer, label, layout, rowOffset }) {
   trace.steps.forEach((step, i) => {
     const y = top + i * rowHeight;
     ctx.setTransform(1, 0, 0, 1, 0, y);
-    ctx.font = '18px system-ui, sans-serif';
+    ctx.font = FIGURE_TOKEN_FONT;
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = step.forced ? theme().link : theme().text;
