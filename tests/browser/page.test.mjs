@@ -1,6 +1,7 @@
 // The key flow of the page, as a person would use it, on the CPU and on WebGPU.
 
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import {
   ARTIFACTS,
@@ -202,17 +203,41 @@ const stepperColumns = (page) =>
       const range = document.createRange();
       range.selectNodeContents(token);
       const box = token.getBoundingClientRect();
+      const text = range.getBoundingClientRect();
       const bars = row.querySelector('.bars-scroll').getBoundingClientRect();
       return {
         text: token.textContent,
         width: box.width,
-        textWidth: range.getBoundingClientRect().width,
+        textWidth: text.width,
         lines: range.getClientRects().length,
-        gap: bars.left - box.right,
+        // From the token's box or its text, whichever reaches further right, to its bars.
+        gap: bars.left - Math.max(box.right, text.right),
         barsLeft: bars.left,
       };
     }),
   );
+
+/**
+ * The stepper's exported SVG, drawn in the page: where it starts, where its ▁weather starts and
+ * ends, and where the leftmost source word (今) starts.
+ */
+async function exportedStepper(page) {
+  const [file] = await Promise.all([
+    page.waitForEvent('download', { timeout: 20_000 }),
+    page.click('section[data-export="stepper"] button.export-button[data-format="svg"]'),
+  ]);
+  const xml = (await readFile(await file.path())).toString('utf8');
+  return page.evaluate((text) => {
+    const svg = document.importNode(new DOMParser().parseFromString(text, 'image/svg+xml').documentElement, true);
+    document.body.append(svg);
+    const texts = [...svg.querySelectorAll('text')];
+    const token = texts.find((t) => t.textContent === '▁weather').getBoundingClientRect();
+    const words = texts.filter((t) => t.textContent === '今').map((t) => t.getBoundingClientRect().left);
+    const box = { left: svg.getBoundingClientRect().left, tokenLeft: token.left, tokenRight: token.right, wordsLeft: Math.min(...words) };
+    svg.remove();
+    return box;
+  }, xml);
+}
 
 /** Every row's token on one line, left of its bars, the bars of every row starting at one x; returns the rows. */
 async function assertTokensFit(page, minimum) {
@@ -239,6 +264,10 @@ test("the stepper's token column holds its longest token, on a desktop and on a 
     assert.ok(widest.width > 70, `${widest.text} is ${widest.width} px`);
     assert.ok(widest.width >= widest.textWidth + 14, `${widest.text}: ${widest.textWidth} px in ${widest.width}`);
     await page.locator('#stepper').screenshot({ path: `${ARTIFACTS}screenshots/stepper-long-token.png` });
+    // The exported figure (SVG) measures its column too: ▁weather ends left of the first source word.
+    const figure = await exportedStepper(page);
+    assert.ok(figure.tokenLeft >= figure.left, `▁weather starts ${figure.left - figure.tokenLeft} px outside the figure`);
+    assert.ok(figure.tokenRight < figure.wordsLeft, `▁weather ends at ${figure.tokenRight}, the words start at ${figure.wordsLeft}`);
     // On a phone (the phone layout's 56 px minimum), the same.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForFunction(
