@@ -2,23 +2,12 @@
 // cell, text as <text>, no embedded bitmap); the trace saves as JSON in the CLI's schema and opens
 // again, without the model, showing the same numbers.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { ARTIFACTS, currentTrace, heatmapPixels, pngSize, servePage, waitReady, withBrowser } from './harness.mjs';
+import { ARTIFACTS, currentTrace, download, exportButton, heatmapPixels, pngSize, servePage, waitReady, withBrowser } from './harness.mjs';
 
 const site = servePage();
 const FILE_STEM = 'en-zh_I-love-eating-apples';
 const VIEWS = ['heatmap', 'model-view', 'head-view', 'stepper', 'stages', 'masks', 'positional', 'rollout', 'attribution', 'compare'];
-
-/** Click the `format` button of `view` and return { name, bytes } of the file it saves. */
-async function download(page, selector) {
-  const [file] = await Promise.all([page.waitForEvent('download', { timeout: 20_000 }), page.click(selector)]);
-  const path = `${ARTIFACTS}downloads/${file.suggestedFilename()}`;
-  await file.saveAs(path);
-  return { name: file.suggestedFilename(), bytes: await readFile(path), path };
-}
-
-const exportButton = (view, format) => `section[data-export="${view}"] button.export-button[data-format="${format}"]`;
 
 /** What the page's DOMParser makes of an SVG file: its size, cells, shapes and any parse error. */
 function parseSvg(page, text) {

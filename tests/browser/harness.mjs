@@ -2,6 +2,7 @@
 // (headless, WebGPU through SwiftShader), record CSP violations and any request off the origin.
 
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../../scripts/serve.mjs';
@@ -235,6 +236,17 @@ export async function currentTrace(page) {
 }
 
 mkdirSync(`${ARTIFACTS}downloads`, { recursive: true });
+
+/** The selector of `view`'s export button for `format` (png, svg). */
+export const exportButton = (view, format) => `section[data-export="${view}"] button.export-button[data-format="${format}"]`;
+
+/** Click `selector` and return { name, bytes, path } of the file it saves (kept in artifacts/downloads/). */
+export async function download(page, selector) {
+  const [file] = await Promise.all([page.waitForEvent('download', { timeout: 20_000 }), page.click(selector)]);
+  const path = `${ARTIFACTS}downloads/${file.suggestedFilename()}`;
+  await file.saveAs(path);
+  return { name: file.suggestedFilename(), bytes: await readFile(path), path };
+}
 
 /** The width and height a PNG file says it has (its IHDR chunk), after checking its signature. */
 export function pngSize(bytes) {

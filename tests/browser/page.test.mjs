@@ -1,12 +1,13 @@
 // The key flow of the page, as a person would use it, on the CPU and on WebGPU.
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import {
   ARTIFACTS,
   canvasColours,
   currentTrace,
+  download,
+  exportButton,
   servePage,
   shownOutput,
   typeSettled,
@@ -222,11 +223,7 @@ const stepperColumns = (page) =>
  * ends, and where the leftmost source word (今) starts.
  */
 async function exportedStepper(page) {
-  const [file] = await Promise.all([
-    page.waitForEvent('download', { timeout: 20_000 }),
-    page.click('section[data-export="stepper"] button.export-button[data-format="svg"]'),
-  ]);
-  const xml = (await readFile(await file.path())).toString('utf8');
+  const xml = (await download(page, exportButton('stepper', 'svg'))).bytes.toString('utf8');
   return page.evaluate((text) => {
     const svg = document.importNode(new DOMParser().parseFromString(text, 'image/svg+xml').documentElement, true);
     document.body.append(svg);

@@ -2,7 +2,7 @@
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
 
 import { cpuCanvas, drawingContext, rasterizeNow } from '../draw/canvas.js';
-import { svgContext } from '../draw/svg.js';
+import { measure, svgContext } from '../draw/svg.js';
 import { theme } from '../draw/theme.js';
 import { hover } from '../ui/bus.js';
 import { el, setIfChanged } from '../ui/dom.js';
@@ -277,13 +277,11 @@ function wireBarHover(list, shown) {
   });
 }
 
-const FIGURE_TOKEN_FONT = '18px system-ui, sans-serif';
+const FIGURE_TOKEN_SIZE = 18;
 
 /** The figure's tokens' column: as wide as its longest token and a margin, at least 70 px (as on the page). */
 function figureTokenColumn(steps) {
-  const ctx = el('canvas').getContext('2d');
-  ctx.font = FIGURE_TOKEN_FONT;
-  return steps.reduce((width, step) => Math.max(width, Math.ceil(ctx.measureText(step.token).width) + 16), 70);
+  return steps.reduce((width, step) => Math.max(width, Math.ceil(measure(step.token, FIGURE_TOKEN_SIZE)) + 16), 70);
 }
 
 /** Every step as drawn (`shown`, as createStepper keeps it): its token, its bars and its candidates, as a vector figure. */
@@ -300,7 +298,7 @@ function stepperFigure({ trace, cross, layer, label, layout, rowOffset }) {
   trace.steps.forEach((step, i) => {
     const y = top + i * rowHeight;
     ctx.setTransform(1, 0, 0, 1, 0, y);
-    ctx.font = FIGURE_TOKEN_FONT;
+    ctx.font = `${FIGURE_TOKEN_SIZE}px system-ui, sans-serif`;
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = step.forced ? theme().link : theme().text;
