@@ -107,9 +107,14 @@ function measurer(font) {
   return made.measurer;
 }
 
+/** The figures' font at `size` px, as a canvas font: every view draws and measures text in it. */
+export function fontOf(size, weight = '') {
+  return `${weight} ${size}px ${FONT_FAMILY}`.trim();
+}
+
 /** The width of `text` in `size` px of the figures' font. */
 export function measure(text, size = 12, weight = '') {
-  return measurer(`${weight} ${size}px ${FONT_FAMILY}`).measureText(text).width;
+  return measurer(fontOf(size, weight)).measureText(text).width;
 }
 
 /** `text` broken into lines no wider than `width` px (at word boundaries where there are any). */
@@ -162,7 +167,7 @@ export function svgContext(width, height) {
       fillStyle: '#000',
       strokeStyle: '#000',
       lineWidth: 1,
-      font: `10px ${FONT_FAMILY}`,
+      font: fontOf(10),
       textAlign: 'start',
       textBaseline: 'alphabetic',
       globalAlpha: 1,

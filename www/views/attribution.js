@@ -7,7 +7,7 @@
 // is on screen, once per trace and output token; `data-ready` says it shows the current one.
 
 import { formatValue } from '../draw/canvas.js';
-import { svgContext } from '../draw/svg.js';
+import { fontOf, svgContext } from '../draw/svg.js';
 import { theme } from '../draw/theme.js';
 import { hover, hoveredOn, onHover } from '../ui/bus.js';
 import { el, option } from '../ui/dom.js';
@@ -234,7 +234,7 @@ function attributionFigure(tokens, result, title) {
   const rowHeight = 76;
   const colours = theme();
   const ctx = svgContext(labelWidth + tokens.length * column, 48 + MEASURES.length * rowHeight);
-  ctx.font = '12px system-ui, sans-serif';
+  ctx.font = fontOf(12);
   ctx.fillStyle = colours.text;
   ctx.fillText(title, 0, 14);
   ctx.textAlign = 'center';

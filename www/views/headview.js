@@ -2,7 +2,7 @@
 // pair with opacity = attention weight. One head, or every head of the layer in its own colour.
 
 import { cpuCanvas, drawingContext, rasterizeNow } from '../draw/canvas.js';
-import { svgContext } from '../draw/svg.js';
+import { fontOf, svgContext } from '../draw/svg.js';
 import { seriesColour, theme, withAlpha } from '../draw/theme.js';
 import { hover, onHover } from '../ui/bus.js';
 import { t } from '../ui/i18n.js';
@@ -189,7 +189,7 @@ const LINE_ROWS = 2;
 
 /** The query tokens (the focused one lit), the key tokens and the caption, over the lines. */
 function paintTokens(ctx, { all, one, stack, ax, layer, width }, focusRow) {
-  ctx.font = '14px system-ui, sans-serif';
+  ctx.font = fontOf(14);
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
   const { accent, text, muted } = theme();
@@ -203,7 +203,7 @@ function paintTokens(ctx, { all, one, stack, ax, layer, width }, focusRow) {
     ctx.fillText(t, width - LEFT_X, rowY(j));
   });
   ctx.fillStyle = muted;
-  ctx.font = '11px system-ui, sans-serif';
+  ctx.font = fontOf(11);
   ctx.textAlign = 'center';
   const count = all ? stack.heads : 1;
   ctx.fillText(all ? t('headView.allCaption', { layer, count }) : t('headView.oneCaption', { layer, head: one.label }), width / 2, 6);

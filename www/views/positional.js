@@ -1,7 +1,7 @@
 // Positional encoding: sin/cos curves of a few dimensions, the whole table as a heatmap, and
 // PE(t)·PE(t+Δ) for several t — the curves coincide because the product depends on Δ alone.
 import { drawingContext, drawMatrix, sizeCanvas } from '../draw/canvas.js';
-import { captioned, row, svgContext } from '../draw/svg.js';
+import { captioned, fontOf, row, svgContext } from '../draw/svg.js';
 import { seriesColour, theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
@@ -17,7 +17,7 @@ function plot(canvas, series, options) {
 function plotFigure(series, options) {
   const ctx = svgContext(PLOT.width, PLOT.height + 16 * series.length + 4);
   paintPlot(ctx, series, options);
-  ctx.font = '11px system-ui, sans-serif';
+  ctx.font = fontOf(11);
   ctx.textBaseline = 'middle';
   series.forEach((s, k) => {
     ctx.fillStyle = seriesColour(k);
@@ -35,7 +35,7 @@ function paintPlot(ctx, series, { yMin, yMax, xLabel, yLabel }) {
   ctx.strokeStyle = theme().line;
   ctx.strokeRect(pad.l, pad.t, width - pad.l - pad.r, height - pad.t - pad.b);
   ctx.fillStyle = theme().muted;
-  ctx.font = '11px system-ui, sans-serif';
+  ctx.font = fontOf(11);
   ctx.fillText(yMax.toFixed(0 + (Math.abs(yMax) < 10)), 2, pad.t + 8);
   ctx.fillText(yMin.toFixed(0 + (Math.abs(yMin) < 10)), 2, height - pad.b);
   ctx.fillText(xLabel, width / 2 - 20, height - 6);

@@ -2,7 +2,7 @@
 // (which source words it looked at) and the top-k candidates; clicking a candidate forces it.
 
 import { cpuCanvas, drawingContext, rasterizeNow } from '../draw/canvas.js';
-import { measure, svgContext } from '../draw/svg.js';
+import { fontOf, measure, svgContext } from '../draw/svg.js';
 import { theme } from '../draw/theme.js';
 import { hover } from '../ui/bus.js';
 import { el, setIfChanged } from '../ui/dom.js';
@@ -13,7 +13,7 @@ import { headStack, matrixOffset, producedBy } from './attention.js';
 
 const BAR_HEIGHT = 32;
 const WORD_HEIGHT = 14;
-const WORD_FONT = '11px system-ui, sans-serif';
+const WORD_FONT = fontOf(11);
 
 // One slot per source token: as wide as its word (22–60 px), the same in every row.
 function barLayout(words) {
@@ -292,13 +292,13 @@ function stepperFigure({ trace, cross, layer, label, layout, rowOffset }) {
   const width = candidatesX + 420;
   const top = 22;
   const ctx = svgContext(width, top + trace.steps.length * rowHeight);
-  ctx.font = '12px system-ui, sans-serif';
+  ctx.font = fontOf(12);
   ctx.fillStyle = layout.muted;
   ctx.fillText(t('stepper.figureCaption', { layer, head: label }), 0, 14);
   trace.steps.forEach((step, i) => {
     const y = top + i * rowHeight;
     ctx.setTransform(1, 0, 0, 1, 0, y);
-    ctx.font = `${FIGURE_TOKEN_SIZE}px system-ui, sans-serif`;
+    ctx.font = fontOf(FIGURE_TOKEN_SIZE);
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     ctx.fillStyle = step.forced ? theme().link : theme().text;
@@ -306,7 +306,7 @@ function stepperFigure({ trace, cross, layer, label, layout, rowOffset }) {
     ctx.setTransform(1, 0, 0, 1, barsX, y);
     paintBars(ctx, trace.srcTokens, cross.data, rowOffset(i), layout);
     ctx.setTransform(1, 0, 0, 1, candidatesX, y);
-    ctx.font = '12px system-ui, sans-serif';
+    ctx.font = fontOf(12);
     ctx.textAlign = 'left';
     ctx.textBaseline = 'middle';
     let x = 0;

@@ -2,7 +2,7 @@
 // snapshot, over a log step axis, with a slider, a click on the plot and a Play button that pick
 // the snapshot whose weights the page uses.
 import { drawingContext } from '../draw/canvas.js';
-import { svgContext } from '../draw/svg.js';
+import { fontOf, svgContext } from '../draw/svg.js';
 import { theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
@@ -10,7 +10,7 @@ import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 
 const HEIGHT = 180;
 const PAD = { left: 44, right: 58, top: 12, bottom: 24 };
-const FONT = '11px system-ui, sans-serif';
+const FONT = fontOf(11);
 const DWELL_MS = 300; // how long Play leaves each snapshot on screen once it is drawn
 const SMOOTHING = 1.2; // the loss curve averages the steps s / 1.2 … s: an even window on a log axis
 
