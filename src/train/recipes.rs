@@ -214,7 +214,8 @@ fn build_translation(
 
 /// en-zh's passes over the data, and the threads that share each batch: 21 epochs on both
 /// cores (18,354 steps, 5,603 s on 2026-12-02's slower host) fit the 100 minutes that 13 on one
-/// core no longer did.
+/// core no longer did. 30 epochs (26,220 steps, 4,918 s) gained 0.22 Tatoeba chrF, within a
+/// seed's spread, and were not shipped (README, "en-zh for 30 epochs").
 pub const EN_ZH_SCHEDULE: (usize, usize) = (21, 2);
 /// zh-en's: 30 epochs on both cores (26,940 steps, 5,255 s), where 21 took 56 of the 100
 /// minutes. A step costs about the same in both directions (0.19–0.20 s on a quiet host).
