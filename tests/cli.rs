@@ -98,6 +98,16 @@ fn errors_are_one_line_and_fail() {
             "hi",
         ],
         vec!["train", "nope", "--out", "/tmp/attnscope-nope"],
+        // Usage errors, which clap writes over several lines.
+        vec![
+            "train",
+            "date-iso",
+            "--out",
+            "/tmp/attnscope-nope",
+            "--dropout=1.5",
+        ],
+        vec!["translate", "--modle", "models/en-zh", "hi"],
+        vec!["train", "date-iso"],
         vec![
             "trace",
             "--model",
@@ -121,6 +131,36 @@ fn errors_are_one_line_and_fail() {
         assert!(err.starts_with("error: "), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
+}
+
+/// `train --dropout` takes a probability (a negative one is read as a value, not a flag):
+/// outside [0, 1) it is refused, in one line, before anything trains.
+#[test]
+fn train_refuses_a_dropout_that_is_not_a_probability() {
+    for p in ["1", "1.5", "-0.1", "high"] {
+        let args = [
+            "train",
+            "date-iso",
+            "--out",
+            "/tmp/attnscope-dropout",
+            "--dropout",
+            p,
+        ];
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        // A usage error: clap's exit status.
+        assert_eq!(out.status.code(), Some(2), "--dropout {p}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("error: "), "--dropout {p}: {err}");
+        assert!(err.contains("--dropout"), "--dropout {p}: {err}");
+        let why = if p == "high" {
+            "is not a number"
+        } else {
+            "is not a dropout probability"
+        };
+        assert!(err.contains(why), "--dropout {p}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "--dropout {p}: {err}");
+    }
+    assert!(!std::path::Path::new("/tmp/attnscope-dropout").exists());
 }
 
 /// `import marian` writes a folder that `translate` runs: the output is the text transformers'
@@ -235,6 +275,83 @@ fn eval_with_a_beam_of_one_scores_like_greedy() {
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("beam width 9 is out of range"));
+}
+
+/// `eval --loss` scores each held-out set and the recipe's own training pairs (date-iso's
+/// 50,000 generated dates) without decoding, and the gap is held-out minus training.
+#[test]
+fn eval_loss_scores_heldout_and_training_pairs() {
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &["eval", "--model", "models/date-iso", "--loss"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["model"], "date-iso");
+    let sets = report["sets"].as_array().unwrap();
+    let names: Vec<&str> = sets.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["generated", "hand-written"]);
+    let shipped: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("models/date-iso/metrics.json").unwrap())
+            .unwrap();
+    assert_eq!(sets[0]["pairs"], shipped["sets"][0]["pairs"]);
+    let train = &report["train"];
+    assert_eq!(train["name"], "train");
+    assert_eq!(
+        train["pairs"].as_u64().unwrap() + train["dropped"].as_u64().unwrap(),
+        50_000
+    );
+    let ce = |v: &serde_json::Value| v["crossEntropy"].as_f64().unwrap();
+    for set in sets.iter().chain([train]) {
+        // A trained model: far below a uniform guess over its 21 target tokens (ln 21 = 3.04
+        // nats), and each perplexity is e to its cross-entropy.
+        assert!(ce(set) > 0.0 && ce(set) < 0.5, "{set}");
+        let perplexity = set["perplexity"].as_f64().unwrap();
+        assert!((perplexity - ce(set).exp()).abs() < 1e-9, "{set}");
+    }
+    let gap = report["gap"].as_f64().unwrap();
+    assert!((gap - (ce(&sets[0]) - ce(train))).abs() < 1e-12);
+    // A sample spread over the training pairs (every 50th of 50,000), or none.
+    let sampled = |n: &str| {
+        let args = [
+            "eval",
+            "--model",
+            "models/date-iso",
+            "--loss",
+            "--train-sample",
+            n,
+        ];
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let report = sampled("1000");
+    assert_eq!(report["train"]["pairs"], 1000);
+    assert_eq!(report["sets"][0], sets[0]);
+    let report = sampled("0");
+    assert!(report["train"].is_null() && report["gap"].is_null());
+    // --loss does not decode: the decoding options are refused.
+    let out = common::attnscope(
+        env!("CARGO_BIN_EXE_attnscope"),
+        &[
+            "eval",
+            "--model",
+            "models/date-iso",
+            "--loss",
+            "--beam",
+            "2",
+        ],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--loss does not decode"));
 }
 
 #[test]

@@ -10,7 +10,9 @@ use attnscope::block_on;
 use attnscope::files::folder::LoadedModel;
 use attnscope::train::agreement::human_agreement;
 use attnscope::train::data::metrics::{chrf, exact_match};
+use attnscope::train::data::Pair;
 use attnscope::train::evaluate::translate_all;
+use attnscope::train::loss::set_loss;
 use attnscope::train::sets::{
     date_impossible, date_sets, normalized, translation_data, translation_data_with, Heldout,
     EXAMPLE_SENTENCE, EXAMPLE_SENTENCE_ZH, GENERATED_SENTENCES,
@@ -152,6 +154,48 @@ fn en_zh_translates_the_running_example_and_meets_its_chrf_target() {
     // Its questions end in a full-width ？ (Chinese punctuation, not NFKC's ASCII).
     let question = block_on(session.translate("Do you like tea?")).unwrap();
     assert!(question.output.ends_with('？'), "{:?}", question.output);
+}
+
+/// `eval --loss`'s cross-entropy is the stepper's own probabilities: en-zh decodes the running
+/// example to its reference token by token, so the teacher-forced batch loss of that pair is the
+/// mean −ln p of each step's chosen token as the page shows it (decoded step by step through
+/// the key/value cache, another path through the model).
+#[test]
+fn the_loss_of_the_running_example_is_its_steps_probabilities() {
+    let folder = common::shipped("en-zh");
+    let mut session = common::session(&folder);
+    let trace = block_on(session.translate(EXAMPLE_SENTENCE)).unwrap();
+    assert_eq!(trace.output, "我爱吃苹果。");
+    let nats: Vec<f64> = trace
+        .steps
+        .iter()
+        .map(|step| {
+            assert_eq!(
+                step.candidates[0].id, step.id,
+                "greedy picks the most probable"
+            );
+            -f64::from(step.candidates[0].probability).ln()
+        })
+        .collect();
+    // 我 爱 吃 苹 果 。 </s>
+    assert_eq!(nats.len(), 7);
+    let device = Device::flex();
+    let loaded = LoadedModel::load(folder.files(), &device).unwrap();
+    let pair = Pair::new(EXAMPLE_SENTENCE, "我爱吃苹果。");
+    let loss = set_loss(&loaded, &device, "example", &[pair]).unwrap();
+    assert_eq!((loss.pairs, loss.dropped, loss.tokens), (1, 0, 7));
+    let mean = nats.iter().sum::<f64>() / 7.0;
+    let cross_entropy = loss.cross_entropy.unwrap();
+    assert!(
+        (cross_entropy - mean).abs() < 1e-4,
+        "{cross_entropy} against {mean}"
+    );
+    assert!((loss.perplexity.unwrap() - mean.exp()).abs() < 1e-3);
+    // A pair the model cannot hold is left out, as training leaves it out.
+    let long = Pair::new(EXAMPLE_SENTENCE.repeat(20), "我爱吃苹果。");
+    let loss = set_loss(&loaded, &device, "long", &[long]).unwrap();
+    assert_eq!((loss.pairs, loss.dropped, loss.tokens), (0, 1, 0));
+    assert_eq!((loss.cross_entropy, loss.perplexity), (None, None));
 }
 
 #[test]

@@ -75,11 +75,43 @@ fn run(cli: Cli) -> Result<()> {
 
 /// Parse the arguments, run, print errors as one line.
 pub fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// `--help` and `--version` as clap prints them; a usage error as one line like every other
+/// error (clap's own spans several: the error, a tip, the usage, a pointer to `--help`), with
+/// clap's exit status 2.
+fn usage_error(error: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        error.exit();
+    }
+    let rendered = error.render().to_string();
+    let mut line = String::new();
+    for part in rendered.lines().map(str::trim).filter(|text| {
+        !text.is_empty() && !text.starts_with("Usage:") && !text.starts_with("For more")
+    }) {
+        if !line.is_empty() {
+            // A list ("arguments were not provided:") goes on after its colon.
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    eprintln!("{line} (see --help)");
+    ExitCode::from(2)
 }

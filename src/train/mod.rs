@@ -6,13 +6,15 @@
 //!
 //! This file is the loop; `checkpoint` saves and resumes it, `examples` tokenizes and batches
 //! the pairs, `recipes` holds the shipped models' settings, `sets` their data, `evaluate` the
-//! held-out figures and `recorder` the timeline of snapshots.
+//! held-out figures, `loss` a saved model's cross-entropy and `recorder` the timeline of
+//! snapshots.
 
 pub mod agreement;
 mod checkpoint;
 pub mod data;
 pub mod evaluate;
 mod examples;
+pub mod loss;
 mod parallel;
 pub mod recipes;
 mod recorder;

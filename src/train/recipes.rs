@@ -48,6 +48,11 @@ pub struct RecipeOptions {
     /// Tie the output projection to the target embedding (`tie_output`) instead of the recipe's
     /// choice (separate), to measure what the freed parameters cost or give.
     pub tie_output: Option<bool>,
+    /// Dropout (every dropout of the model: embeddings, attention weights, sublayer outputs,
+    /// the feed-forward hidden layer) instead of the preset's (0.05 for date-iso, 0.1 for the
+    /// translators), to measure regularisation. A resumed run takes the value it is given now:
+    /// checkpoints do not record it.
+    pub dropout: Option<f64>,
     /// Threads that share each batch instead of the recipe's (data parallel; with more than
     /// one, dropout draws from each thread's own generator, so the weights differ from 1's).
     pub threads: Option<usize>,
@@ -103,8 +108,8 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
         (Granularity::Characters, 1),
     );
     let options = options(recipe, (8, 1), 64, 2e-3, 400);
-    let run = Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?
-        .tied(recipe.tie_output);
+    let run =
+        Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?.overridden(recipe);
     let sets = date_sets(data_dir)?;
     let timeline = &sets[0].pairs[..TIMELINE_HELDOUT_PAIRS];
     let metrics = build(&run, &train_pairs, &sets, Some(timeline))?;
@@ -114,7 +119,7 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
 
 /// Build `models/en-zh` (English subwords → Chinese characters) from `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let data = recipe_data(data_dir, recipe.grammar.unwrap_or(false))?;
+    let data = recipe_data(data_dir, recipe.grammar.unwrap_or(EN_ZH_GRAMMAR))?;
     let tokens = (ENGLISH_TOKENS, CHINESE_TOKENS);
     let run = Translation {
         preset: ModelConfig::en_zh,
@@ -129,7 +134,7 @@ pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Resul
 
 /// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
 pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
-    let data = recipe_data(data_dir, recipe.grammar.unwrap_or(true))?.reversed();
+    let data = recipe_data(data_dir, recipe.grammar.unwrap_or(ZH_EN_GRAMMAR))?.reversed();
     let tokens = (CHINESE_TOKENS, ENGLISH_TOKENS);
     let run = Translation {
         preset: ModelConfig::zh_en,
@@ -140,6 +145,17 @@ pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Resul
         schedule: ZH_EN_SCHEDULE,
     };
     build_translation(data, out, recipe, run)
+}
+
+/// The pairs the recipe of model `name` trains on with its own settings (with or without the
+/// grammar sentences as the recipe chooses); `None` for a model no recipe builds.
+pub fn recipe_train_pairs(name: &str, data_dir: &Path) -> Result<Option<Vec<Pair>>> {
+    Ok(match name {
+        "date-iso" => Some(date_train(DATE_TRAIN_SIZE, data_dir)?),
+        "en-zh" => Some(recipe_data(data_dir, EN_ZH_GRAMMAR)?.train),
+        "zh-en" => Some(recipe_data(data_dir, ZH_EN_GRAMMAR)?.reversed().train),
+        _ => None,
+    })
 }
 
 /// The translation data a recipe trains on: Tatoeba and HSK, and the grammar sentences if
@@ -156,6 +172,10 @@ const ENGLISH_TOKENS: (Granularity, usize) = (
     },
     2,
 );
+/// Whether en-zh trains on the generated grammar sentences (README, "Data"): no.
+const EN_ZH_GRAMMAR: bool = false;
+/// Whether zh-en does: yes.
+const ZH_EN_GRAMMAR: bool = true;
 /// Chinese: characters seen at least twice, punctuation full-width.
 const CHINESE_TOKENS: (Granularity, usize) = (Granularity::Chinese, 2);
 
@@ -199,7 +219,7 @@ fn build_translation(
         options.checkpoints = Some(out.join("checkpoint"));
     }
     let train_pairs = data.train.clone();
-    let run = Run::prepare(out, &train_pairs, tokens, preset, options)?.tied(recipe.tie_output);
+    let run = Run::prepare(out, &train_pairs, tokens, preset, options)?.overridden(recipe);
     let heldout = data.heldout();
     let pairs = &heldout[0].pairs[..TIMELINE_HELDOUT_PAIRS];
     let mut metrics = build(&run, &train_pairs, &heldout, timeline.then_some(pairs))?;
@@ -256,10 +276,14 @@ impl<'a> Run<'a> {
         })
     }
 
-    /// This run with its output projection tied to the target embedding, or not, where given.
-    fn tied(mut self, tie_output: Option<bool>) -> Self {
-        if let Some(tie) = tie_output {
+    /// This run with the recipe options' overrides of its config: the output projection tied
+    /// to the target embedding or not, and the dropout, where given.
+    fn overridden(mut self, recipe: &RecipeOptions) -> Self {
+        if let Some(tie) = recipe.tie_output {
             self.config.tie_output = tie;
+        }
+        if let Some(dropout) = recipe.dropout {
+            self.config.dropout = dropout;
         }
         self
     }
