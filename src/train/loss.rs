@@ -6,9 +6,9 @@
 use burn::tensor::Device;
 use serde::Serialize;
 
+use super::batch_loss_parts;
 use super::data::Pair;
-use super::examples::{padded, tokenize_pairs};
-use super::loss_parts;
+use super::examples::tokenize_pairs;
 use crate::error::Result;
 use crate::files::folder::LoadedModel;
 
@@ -48,22 +48,12 @@ pub fn set_loss(
     order.sort_by_key(|&i| (examples[i].src.len(), examples[i].tgt.len()));
     let (mut sum, mut tokens) = (0.0_f64, 0_usize);
     for batch in order.chunks(BATCH) {
-        let src: Vec<&[u32]> = batch.iter().map(|&i| examples[i].src.as_slice()).collect();
-        // Teacher forcing: `<s> y₁ … yₙ` in, `y₁ … yₙ </s>` predicted.
-        let tgt = |i: usize| examples[i].tgt.as_slice();
-        let tgt_in: Vec<&[u32]> = batch.iter().map(|&i| &tgt(i)[..tgt(i).len() - 1]).collect();
-        let tgt_out: Vec<&[u32]> = batch.iter().map(|&i| &tgt(i)[1..]).collect();
-        let encoded = loaded
-            .model
-            .encode(padded(&src, config.pad_id, device), None);
-        let output = loaded
-            .model
-            .decode(padded(&tgt_in, config.pad_id, device), &encoded, None);
-        let targets = padded(&tgt_out, config.pad_id, device);
-        let (batch_sum, _) = loss_parts(output.logits, targets, config.pad_id, 0.0);
-        let batch_sum: f32 = batch_sum.into_scalar();
+        // Training's own teacher-forced batch loss, without label smoothing.
+        let (batch_sum, count) =
+            batch_loss_parts(&loaded.model, config, &examples, batch, 0.0, device);
+        let (batch_sum, count): (f32, f32) = (batch_sum.into_scalar(), count.into_scalar());
         sum += f64::from(batch_sum);
-        tokens += tgt_out.iter().map(|row| row.len()).sum::<usize>();
+        tokens += count as usize;
     }
     let cross_entropy = (tokens > 0).then(|| sum / tokens as f64);
     Ok(SetLoss {

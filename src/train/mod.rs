@@ -275,20 +275,21 @@ pub fn batch_gradients(
         return parallel::step(model, config, examples, batch, options, step);
     }
     let device = Device::flex().autodiff();
-    let (sum, count) = batch_loss_parts(model, config, examples, batch, options, &device);
+    let smoothing = options.label_smoothing;
+    let (sum, count) = batch_loss_parts(model, config, examples, batch, smoothing, &device);
     let loss = sum / count;
     let value: f32 = loss.clone().into_scalar();
     Ok((value, GradientsParams::from_grads(loss.backward(), model)))
 }
 
 /// The summed token loss of one batch of `examples` (teacher forcing: the target shifted by
-/// one) and its count of target tokens.
+/// one), label-smoothed by `smoothing`, and its count of target tokens.
 fn batch_loss_parts(
     model: &Transformer,
     config: &ModelConfig,
     examples: &[Example],
     batch: &[usize],
-    options: &TrainOptions,
+    smoothing: f32,
     device: &Device,
 ) -> (Tensor<1>, Tensor<1>) {
     let src_rows: Vec<&[u32]> = batch.iter().map(|&i| examples[i].src.as_slice()).collect();
@@ -302,12 +303,7 @@ fn batch_loss_parts(
     let targets = padded(&tgt_out, config.pad_id, device);
     let encoded = model.encode(src, None);
     let output = model.decode(tgt_input, &encoded, None);
-    loss_parts(
-        output.logits,
-        targets,
-        config.pad_id,
-        options.label_smoothing,
-    )
+    loss_parts(output.logits, targets, config.pad_id, smoothing)
 }
 
 /// Where the loop stands: steps taken, losses, and the training time (of this run, after any

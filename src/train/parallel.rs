@@ -29,6 +29,7 @@ pub(super) fn step(
 ) -> Result<(f32, GradientsParams)> {
     let tokens: usize = batch.iter().map(|&i| examples[i].tgt.len() - 1).sum();
     let share = batch.len().div_ceil(options.threads.max(1)).max(1);
+    let smoothing = options.label_smoothing;
     let device = Device::flex().autodiff();
     let results: Vec<std::thread::Result<(f32, GradientsParams)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = batch
@@ -41,7 +42,7 @@ pub(super) fn step(
                 scope.spawn(move || {
                     with_own_generator(seed, || {
                         let (sum, _) =
-                            batch_loss_parts(&local, config, examples, rows, options, &device);
+                            batch_loss_parts(&local, config, examples, rows, smoothing, &device);
                         let loss = sum.div_scalar(tokens.max(1) as f32);
                         let value: f32 = loss.clone().into_scalar();
                         (value, GradientsParams::from_grads(loss.backward(), &local))
