@@ -217,10 +217,11 @@ fn zh_en_translates_the_running_example_back() {
     let (figures, rows) = recomputed_with_outputs("zh-en", &data.heldout());
     // Two people translating the same Chinese sentence agree at chrF 63.5 (4,374 sentences).
     let share = check_human_agreement("zh-en", true, &rows);
-    assert!(share >= 0.76, "{share:.3} of two humans' agreement");
-    assert!(figures[0].1 >= 48.4, "Tatoeba chrF {:.2}", figures[0].1);
-    // 30 epochs on 2 threads: 48.48 and 43.44, where 21 gave 47.89 and 42.64 (README, "The models").
-    assert!(figures[1].1 >= 43.3, "HSK chrF {:.2}", figures[1].1);
+    assert!(share >= 0.77, "{share:.3} of two humans' agreement");
+    assert!(figures[0].1 >= 48.9, "Tatoeba chrF {:.2}", figures[0].1);
+    // 30 epochs on 2 threads, seed 43: 48.95 and 45.26; seed 42 gave 48.48 and 43.44, 21 epochs
+    // 47.89 and 42.64 (README, "The shipped zh-en").
+    assert!(figures[1].1 >= 45.2, "HSK chrF {:.2}", figures[1].1);
 }
 
 #[test]
