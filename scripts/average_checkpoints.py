@@ -39,24 +39,19 @@ def main(argv):
     if len(argv) < 3:
         sys.exit("usage: average_checkpoints.py OUT IN IN [IN ...]")
     out, inputs = argv[1], argv[2:]
-    first = names = layout = sums = None
-    for path in inputs:
+    first, data = read(inputs[0])
+    names = sorted(first, key=lambda n: first[n]["data_offsets"][0])
+    layout = {n: (e["dtype"], e["shape"]) for n, e in first.items()}
+    if any(e["dtype"] != "F32" for e in first.values()):
+        sys.exit(f"{inputs[0]}: only F32 tensors can be averaged")
+    sums = [array.array("d", floats(data, first[n])) for n in names]
+    for path in inputs[1:]:
         header, data = read(path)
-        if first is None:
-            first = header
-            names = sorted(first, key=lambda n: first[n]["data_offsets"][0])
-            layout = {n: (e["dtype"], e["shape"]) for n, e in first.items()}
         if {n: (e["dtype"], e["shape"]) for n, e in header.items()} != layout:
             sys.exit(f"{path}: its tensors differ from {inputs[0]}'s")
-        if any(e["dtype"] != "F32" for e in header.values()):
-            sys.exit(f"{path}: only F32 tensors can be averaged")
-        tensors = [floats(data, header[n]) for n in names]
-        if sums is None:
-            sums = [array.array("d", t) for t in tensors]
-        else:
-            for total, t in zip(sums, tensors):
-                for i, v in enumerate(t):
-                    total[i] += v
+        for total, name in zip(sums, names):
+            for i, v in enumerate(floats(data, header[name])):
+                total[i] += v
     scale = 1.0 / len(inputs)
     blob = bytearray()
     header = {}
