@@ -308,7 +308,7 @@ fn worst_difference(x: &[f32], y: &[f32]) -> f32 {
 async fn heads_off_agree_on_webgpu_and_the_cpu() {
     let mut cpu = create(&EN_ZH, "cpu").await.unwrap();
     let mut gpu = gpu_or_cpu(&EN_ZH).await;
-    let spec = "cross:0:0,cross:1:1,cross:2:0,cross:2:1";
+    let spec = "cross:0:0,cross:1:2,cross:2:1";
     let mut reports = vec![];
     let mut importances = vec![];
     for session in [&mut cpu, &mut gpu] {
@@ -325,7 +325,7 @@ async fn heads_off_agree_on_webgpu_and_the_cpu() {
             r#"["我","很","喜","欢","吃","苹","果","。","</s>"]"#
         );
         let drop = f32s(get(report, "drop"));
-        assert!((drop[1] - 1.0538).abs() < 1e-3, "爱 falls by {}", drop[1]);
+        assert!((drop[1] - 0.5279).abs() < 1e-3, "爱 falls by {}", drop[1]);
     }
     for key in ["logP", "logPAblated", "drop"] {
         let (x, y) = (f32s(get(&reports[0], key)), f32s(get(&reports[1], key)));

@@ -1,16 +1,16 @@
-// Which heads matter (en-zh, CPU): four heads switched off change the output, each original token's
+// Which heads matter (en-zh, CPU): three heads switched off change the output, each original token's
 // log-probability fall is printed, the thumbnails carry an off mark, the link keeps the heads,
 // the comparison view decodes with them off; each head's importance for the sentence is ranked;
 // heads.json's roles are in the tooltip, in both languages; a bad or out-of-range head in a link
 // is said and nothing else breaks. And heads.json (a shipped or a local folder's) is kept to its known shape.
 //
 // The expected numbers come from the native CLI (the same tokens and numbers as the CPU page):
-//   attnscope translate --ablate cross:0:0,cross:1:1,cross:2:0,cross:2:1 "I love eating apples."
-//   → 我很喜欢吃苹果。 (no single head, pair or triple of heads changes this sentence's greedy output;
-//   these four, the four it needs most alone, do)
+//   attnscope translate --ablate cross:0:0,cross:1:2,cross:2:1 "I love eating apples."
+//   → 我很喜欢吃苹果。 (no single head changes this sentence's greedy output; these three, the three
+//   it needs most alone, do)
 //   attnscope trace [--ablate …] --prefix 我爱吃苹果。 --json "I love eating apples."
-//   gives each original token's log p with and without the heads: 爱 −0.244505 → −1.298261.
-//   attnscope heads --sentences FILE --json (FILE: the sentence alone) ranks cross:0:0 first, 0.22328.
+//   gives each original token's p with and without the heads: 爱 0.494221 → 0.291524.
+//   attnscope heads --sentences FILE --json (FILE: the sentence alone) ranks cross:2:1 first, 0.13634.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
@@ -22,21 +22,20 @@ const SHOTS = `${ARTIFACTS}screenshots/`;
 const site = servePage();
 const TEXT = 'I love eating apples.';
 const OUTPUT = '我爱吃苹果。';
-const OFF = 'cross:0:0,cross:1:1,cross:2:0,cross:2:1';
+const OFF = 'cross:0:0,cross:1:2,cross:2:1';
 const ORIGINAL = ['我', '爱', '吃', '苹', '果', '。', '</s>'];
 const ABLATED = ['我', '很', '喜', '欢', '吃', '苹', '果', '。', '</s>'];
-const FOUR = [
+const THREE = [
   ['cross', 0, 0],
-  ['cross', 1, 1],
-  ['cross', 2, 0],
+  ['cross', 1, 2],
   ['cross', 2, 1],
 ];
-// log p(爱) intact − with the four heads off, and the whole output's: from the native trace.
-const LOVE_FALL = 1.053755695802923;
-const TOTAL_FALL = 1.413478318123855;
+// log p(爱) intact − with the three heads off, and the whole output's: from the native trace.
+const LOVE_FALL = 0.52786163;
+const TOTAL_FALL = 0.55694031;
 // Importance for this sentence (attnscope heads on it alone): the top head and its fall.
-const TOP_HEAD = 'cross:0:0';
-const TOP_DROP = 0.22328;
+const TOP_HEAD = 'cross:2:1';
+const TOP_DROP = 0.13634;
 
 const HEADS_JSON = JSON.parse(readFileSync(new URL('../../models/en-zh/heads.json', import.meta.url), 'utf8'));
 
@@ -158,7 +157,7 @@ test('heads.json is kept to its known shape: unknown roles, bad heads and non-nu
 });
 
 test(
-  'four heads off: the new output beside the old, the changed tokens, each token’s fall, the marks, the link, the comparison',
+  'three heads off: the new output beside the old, the changed tokens, each token’s fall, the marks, the link, the comparison',
   {
     timeout: 240_000,
   },
@@ -168,25 +167,24 @@ test(
       await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
       assert.equal(await page.locator('#heads .heads-status').textContent(), 'Every head is on. Switch some off in the model view above.');
 
-      // Three heads by the mode and a click, the last by the keyboard (X on a focused thumbnail).
+      // Two heads by the mode and a click, the last by the keyboard (X on a focused thumbnail).
       await page.locator('#model-view .heads-mode').click();
       assert.equal(await page.locator('#model-view .heads-mode').getAttribute('aria-pressed'), 'true');
       for (const [layer, head] of [
         [0, 0],
-        [1, 1],
-        [2, 1],
+        [1, 2],
       ]) {
         await page.locator(thumb('cross', layer, head)).click();
       }
       await page.locator('#model-view .heads-mode').click();
-      await page.locator(thumb('cross', 2, 0)).focus();
+      await page.locator(thumb('cross', 2, 1)).focus();
       await page.keyboard.press('x');
       // The focused thumbnail's tooltip says so at once.
       await page.waitForFunction(() => document.getElementById('tooltip').textContent.split('\n')[1] === 'Switched off.');
       await waitReport(page);
       await assertReport(page);
-      await assertOffMarks(page, FOUR);
-      assert.equal(await page.locator('#heads .heads-status').textContent(), 'Switched off: cross 0·0, cross 1·1, cross 2·0, cross 2·1.');
+      await assertOffMarks(page, THREE);
+      assert.equal(await page.locator('#heads .heads-status').textContent(), 'Switched off: cross 0·0, cross 1·2, cross 2·1.');
       assert.equal(await page.evaluate(() => document.body.dataset.output), OUTPUT, 'the page itself still shows the intact output');
       assert.equal(await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('off')), OFF, 'the link keeps the heads');
 
@@ -222,8 +220,8 @@ test('a link keeps the heads off: opening it restores the marks and the report; 
     await waitReady(page);
     await waitReport(page);
     await assertReport(page);
-    await assertOffMarks(page, FOUR);
-    await page.locator('#heads-panel').screenshot({ path: `${SHOTS}heads-four-off.png` });
+    await assertOffMarks(page, THREE);
+    await page.locator('#heads-panel').screenshot({ path: `${SHOTS}heads-three-off.png` });
     await page.locator('section[data-export=model-view]').screenshot({ path: `${SHOTS}heads-model-view-off.png` });
     assert.deepEqual(consoleErrors, []);
   });
@@ -266,13 +264,13 @@ test(
       assert.ok(Math.abs(best.drop - TOP_DROP) <= 1e-3, `top drop ${best.drop}`);
       const top = page.locator('#heads .heads-ranking li').first();
       assert.equal(await top.getAttribute('data-head'), TOP_HEAD);
-      assert.equal(await top.locator('.heads-rank-label').textContent(), '1. cross 0·0');
+      assert.equal(await top.locator('.heads-rank-label').textContent(), '1. cross 2·1');
       assert.ok(Math.abs(number(await top.locator('.heads-rank-value').textContent()) - TOP_DROP) <= 1e-3);
-      assert.equal(await page.locator(`${thumb('cross', 0, 0)} .thumb-rank`).textContent(), '1');
+      assert.equal(await page.locator(`${thumb('cross', 2, 1)} .thumb-rank`).textContent(), '1');
       assert.equal(await page.locator('#model-view .thumb-rank:not([hidden])').count(), 36, 'every head has its rank');
       // A head of the ranking, clicked, is the focused head.
       await top.locator('.heads-rank-label').click();
-      await page.waitForSelector(`${thumb('cross', 0, 0)}.selected`);
+      await page.waitForSelector(`${thumb('cross', 2, 1)}.selected`);
       assert.equal(await page.locator('#model-view button.thumb.selected').count(), 1);
 
       // The roles of a head that has one (an aligning head when there is one), and of a head that
@@ -299,7 +297,7 @@ test(
       await page.locator('#language-select').selectOption('zh-CN');
       await page.waitForFunction(() => document.querySelector('#heads .heads-measure').textContent === '测量重要性');
       assert.equal(await page.locator('#model-view .heads-mode').textContent(), '关掉注意力头');
-      assert.equal(await page.locator('#heads .heads-ranking li .heads-rank-label').first().textContent(), '1. 交叉 0·0');
+      assert.equal(await page.locator('#heads .heads-ranking li .heads-rank-label').first().textContent(), '1. 交叉 2·1');
       await hoverHead(page, withRole);
       assert.ok((await tooltip(page)).includes(`• ${roleLine('zh', score)}`), await tooltip(page));
       assert.deepEqual(consoleErrors, []);

@@ -136,11 +136,11 @@ test('every step in English and Chinese: the model’s numbers, no stray digit, 
     // Back to the cross-attention step, in Chinese, for the screenshot.
     for (let n = STEPS; n > 13; n--) await zh.page.keyboard.press('ArrowLeft');
     await waitStep(zh.page, 13);
-    // The row that writes 果 puts most of its weight on “.” and </s> in every head; of the words,
-    // the sharpest look is layer 1, head 0's at ▁apples (0.39, beside “.” 0.48), and the step
-    // names that head and that word, not the full stop.
+    // The row that writes 果 puts most of its weight on “.” and </s> in 11 of the 12 heads; of the
+    // words, the sharpest look is layer 0, head 1's at ▁apples (0.38, beside “.” 0.23 and </s>
+    // 0.29), and the step names that head and that word, not the full stop.
     const cross = await zh.page.locator('#lesson .lesson-text').textContent();
-    assert.ok(cross.includes('（第 1 层第 0 个头：'), cross);
+    assert.ok(cross.includes('（第 0 层第 1 个头：'), cross);
     assert.match((await zh.page.locator('#lesson .lesson-text .model-token').allTextContents()).at(-1), /^▁?apples$/);
     await zh.page.screenshot({ path: `${ARTIFACTS}screenshots/lesson-zh.png` });
     // The lesson follows the sentence: retyped, the step speaks of the new tokens.
