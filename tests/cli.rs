@@ -163,6 +163,49 @@ fn train_refuses_a_dropout_that_is_not_a_probability() {
     assert!(!std::path::Path::new("/tmp/attnscope-dropout").exists());
 }
 
+/// `train --layers N` gives both stacks N layers (a date-iso run cut short by `--minutes`, whose
+/// folder loads with that many layers of weights); outside 1–12 it is refused before anything
+/// trains.
+#[test]
+fn train_layers_sets_both_stacks() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-layers-{}", std::process::id()));
+    let dir = out_dir.to_str().unwrap();
+    let args = [
+        "train",
+        "date-iso",
+        "--out",
+        dir,
+        "--layers",
+        "1",
+        "--minutes",
+        "0.02",
+    ];
+    let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config = attnscope::ModelConfig::from_json(
+        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((config.n_encoder_layers, config.n_decoder_layers), (1, 1));
+    let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
+    let loaded =
+        attnscope::LoadedModel::load(folder.files(), &burn::tensor::Device::flex()).unwrap();
+    assert_eq!(loaded.config.n_encoder_layers, 1);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    for n in ["0", "13"] {
+        let args = ["train", "date-iso", "--out", dir, "--layers", n];
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        assert_eq!(out.status.code(), Some(2), "--layers {n}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("--layers"), "--layers {n}: {err}");
+    }
+    assert!(!out_dir.exists());
+}
+
 /// `import marian` writes a folder that `translate` runs: the output is the text transformers'
 /// `generate` decoded for the same checkpoint and sentence.
 #[test]

@@ -52,6 +52,10 @@ pub(super) struct TrainArgs {
     /// (0.05 for date-iso, 0.2 for en-zh, 0.1 for zh-en).
     #[arg(long, value_parser = dropout_probability, allow_negative_numbers = true)]
     dropout: Option<f64>,
+    /// Layers in each stack, encoder and decoder (1–12), instead of the recipe's (3 for en-zh
+    /// and zh-en, 2 for date-iso).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=12))]
+    layers: Option<u16>,
     /// Threads that share each batch (data parallel), instead of the recipe's (2 for en-zh and
     /// zh-en, 1 for date-iso); each count trains other weights from the same seed (each thread
     /// draws its own dropout masks).
@@ -108,6 +112,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         grammar,
         tie_output,
         dropout,
+        layers,
         threads,
     } = args;
     let options = RecipeOptions {
@@ -120,6 +125,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         grammar,
         tie_output,
         dropout,
+        layers: layers.map(usize::from),
         threads: threads.map(usize::from),
     };
     let metrics = match recipe.as_str() {

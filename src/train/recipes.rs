@@ -53,6 +53,9 @@ pub struct RecipeOptions {
     /// translators), to measure regularisation. A resumed run takes the value it is given now:
     /// checkpoints do not record it.
     pub dropout: Option<f64>,
+    /// Layers in each stack (encoder and decoder) instead of the preset's (3 for the
+    /// translators, 2 for date-iso), to measure what depth gives within the budgets.
+    pub layers: Option<usize>,
     /// Threads that share each batch instead of the recipe's (data parallel; with more than
     /// one, dropout draws from each thread's own generator, so the weights differ from 1's).
     pub threads: Option<usize>,
@@ -291,10 +294,14 @@ impl<'a> Run<'a> {
     }
 
     /// This run with the recipe options' overrides of its config: the output projection tied
-    /// to the target embedding or not, and the dropout, where given.
+    /// to the target embedding or not, the dropout and the layers of each stack, where given.
     fn overridden(mut self, recipe: &RecipeOptions) -> Self {
         if let Some(tie) = recipe.tie_output {
             self.config.tie_output = tie;
+        }
+        if let Some(layers) = recipe.layers {
+            self.config.n_encoder_layers = layers;
+            self.config.n_decoder_layers = layers;
         }
         if let Some(dropout) = recipe.dropout {
             self.config.dropout = dropout;
