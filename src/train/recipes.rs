@@ -49,8 +49,8 @@ pub struct RecipeOptions {
     /// choice (separate), to measure what the freed parameters cost or give.
     pub tie_output: Option<bool>,
     /// Dropout (every dropout of the model: embeddings, attention weights, sublayer outputs,
-    /// the feed-forward hidden layer) instead of the preset's (0.05 for date-iso, 0.1 for the
-    /// translators), to measure regularisation. A resumed run takes the value it is given now:
+    /// the feed-forward hidden layer) instead of the recipe's (0.05 for date-iso, `EN_ZH_DROPOUT`
+    /// and `ZH_EN_DROPOUT` for the translators), to measure regularisation. A resumed run takes the value it is given now:
     /// checkpoints do not record it.
     pub dropout: Option<f64>,
     /// Layers in each stack (encoder and decoder) instead of the preset's (3 for the
