@@ -5,7 +5,7 @@ mod common;
 
 #[test]
 fn translate_prints_the_translation() {
-    let out = common::attnscope(
+    let out = common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &[
             "translate",
@@ -13,11 +13,6 @@ fn translate_prints_the_translation() {
             "models/en-zh",
             "I love eating apples.",
         ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.trim().trim_end_matches('。'), "我爱吃苹果");
@@ -39,8 +34,7 @@ fn trace_json_is_the_documented_schema() {
             "--json",
         ];
         args.extend(extra);
-        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
-        assert!(out.status.success());
+        let out = common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let answer = trace_json(&[]);
@@ -180,12 +174,7 @@ fn train_layers_sets_both_stacks() {
         "--minutes",
         "0.02",
     ];
-    let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
     let config = attnscope::ModelConfig::from_json(
         &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
     )
@@ -212,7 +201,7 @@ fn train_layers_sets_both_stacks() {
 fn import_marian_then_translate_gives_transformers_output() {
     let out_dir = std::env::temp_dir().join(format!("attnscope-import-{}", std::process::id()));
     let out_arg = out_dir.to_str().unwrap();
-    let out = common::attnscope(
+    let out = common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &[
             "import",
@@ -223,11 +212,6 @@ fn import_marian_then_translate_gives_transformers_output() {
             "--name",
             "tiny-marian",
         ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8(out.stdout)
         .unwrap()
@@ -249,14 +233,9 @@ fn import_marian_then_translate_gives_transformers_output() {
 fn random_views_model_has_the_asked_shape() {
     let out_dir = std::env::temp_dir().join(format!("attnscope-random-{}", std::process::id()));
     let out_arg = out_dir.to_str().unwrap();
-    let out = common::attnscope(
+    common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &["random", "views", "--out", out_arg, "--max-len", "20"],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
     let mut session = common::session(&folder);
@@ -283,14 +262,9 @@ fn eval_with_a_beam_of_one_scores_like_greedy() {
     // `eval --beam 1` goes through the page's beam search one sentence at a time; with one beam
     // it must choose what the batched greedy decoder chose, so every held-out figure of the
     // shipped metrics.json comes out equal.
-    let out = common::attnscope(
+    let out = common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &["eval", "--model", "models/date-iso", "--beam", "1"],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let beam: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let shipped: serde_json::Value =
@@ -324,14 +298,9 @@ fn eval_with_a_beam_of_one_scores_like_greedy() {
 /// 50,000 generated dates) without decoding, and the gap is held-out minus training.
 #[test]
 fn eval_loss_scores_heldout_and_training_pairs() {
-    let out = common::attnscope(
+    let out = common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &["eval", "--model", "models/date-iso", "--loss"],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["model"], "date-iso");
@@ -368,12 +337,7 @@ fn eval_loss_scores_heldout_and_training_pairs() {
             "--train-sample",
             n,
         ];
-        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
     let report = sampled("1000");
@@ -413,14 +377,9 @@ fn eval_update_metrics_rewrites_the_figures_and_keeps_the_training_run() {
         std::fs::copy(format!("models/date-iso/{file}"), dir.join(file)).unwrap();
     }
     let model = dir.to_str().unwrap();
-    let out = common::attnscope(
+    common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &["eval", "--model", model, "--update-metrics"],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let shipped = std::fs::read_to_string("models/date-iso/metrics.json").unwrap();
     assert_eq!(

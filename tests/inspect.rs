@@ -283,12 +283,7 @@ fn cli_prints_the_journey_json_with_the_documented_names() {
         "4",
         "--json",
     ];
-    let output = common::attnscope(binary, &args);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = common::attnscope_ok(binary, &args);
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     for name in [
         "input",
@@ -346,8 +341,7 @@ fn cli_prints_the_journey_json_with_the_documented_names() {
     }
     assert_eq!(json["token"], "苹");
     assert_eq!(json["top"][0]["token"], "果");
-    let text = common::attnscope(binary, &args[..args.len() - 1]);
-    assert!(text.status.success());
+    let text = common::attnscope_ok(binary, &args[..args.len() - 1]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("苹"));
 }
 

@@ -154,14 +154,9 @@ fn the_cli_reads_recordings_and_refuses_a_recorded_step_as_weights() {
     record_timeline(&dir, &sentences).unwrap();
     let model = dir.to_str().unwrap();
     let bin = env!("CARGO_BIN_EXE_attnscope");
-    let out = common::attnscope(
+    let out = common::attnscope_ok(
         bin,
         &["timeline", "--model", model, "--json", "You like tea."],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
         .unwrap()

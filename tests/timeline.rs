@@ -111,11 +111,10 @@ fn cross_attention_sharpens_as_the_model_learns() {
 
 #[test]
 fn the_cli_prints_the_timeline_and_traces_a_checkpoint() {
-    let out = common::attnscope(
+    let out = common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &["timeline", "--model", "models/date-iso", SENTENCE, "--json"],
     );
-    assert!(out.status.success());
     let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()

@@ -29,6 +29,18 @@ pub fn attnscope(binary: &str, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Run the `attnscope` binary like `attnscope`, and fail with its stderr unless it succeeded.
+pub fn attnscope_ok(binary: &str, args: &[&str]) -> std::process::Output {
+    let out = attnscope(binary, args);
+    assert!(
+        out.status.success(),
+        "attnscope {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 pub fn shipped(name: &str) -> ModelFolder {
     ModelFolder::read(&repo().join("models").join(name)).expect("shipped model folder")
 }
