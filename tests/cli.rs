@@ -195,6 +195,38 @@ fn train_layers_sets_both_stacks() {
     assert!(!out_dir.exists());
 }
 
+/// `train --subwords N` cuts the translators' English side at N pieces (a one-layer zh-en cut
+/// short by `--minutes`, whose English vocabulary and config have N entries while its Chinese
+/// side keeps the recipe's); outside 100–32000 it is refused before anything trains.
+#[test]
+fn train_subwords_sets_the_english_vocabulary() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-subwords-{}", std::process::id()));
+    let dir = out_dir.to_str().unwrap();
+    let train = [
+        "train", "zh-en", "--data", "data", "--out", dir, "--layers", "1",
+    ];
+    let args = [&train[..], &["--subwords", "600", "--minutes", "0.02"]].concat();
+    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
+    let config = attnscope::ModelConfig::from_json(
+        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((config.src_vocab_size, config.tgt_vocab_size), (2878, 600));
+    let tokenizer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("tgt_tokenizer.json")).unwrap())
+            .unwrap();
+    assert_eq!(tokenizer["model"]["vocab"].as_object().unwrap().len(), 600);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    for n in ["99", "32001"] {
+        let args = [&train[..], &["--subwords", n]].concat();
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        assert_eq!(out.status.code(), Some(2), "--subwords {n}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("--subwords"), "--subwords {n}: {err}");
+    }
+    assert!(!out_dir.exists());
+}
+
 /// `import marian` writes a folder that `translate` runs: the output is the text transformers'
 /// `generate` decoded for the same checkpoint and sentence.
 #[test]

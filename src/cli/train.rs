@@ -56,6 +56,10 @@ pub(super) struct TrainArgs {
     /// and zh-en, 2 for date-iso).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=12))]
     layers: Option<u16>,
+    /// en-zh, zh-en: English BPE vocabulary size, specials included (100–32000), instead of
+    /// the recipe's 4000.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(100..=32000))]
+    subwords: Option<u16>,
     /// Threads that share each batch (data parallel), instead of the recipe's (2 for en-zh and
     /// zh-en, 1 for date-iso); each count trains other weights from the same seed (each thread
     /// draws its own dropout masks).
@@ -113,6 +117,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         tie_output,
         dropout,
         layers,
+        subwords,
         threads,
     } = args;
     let options = RecipeOptions {
@@ -126,6 +131,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         tie_output,
         dropout,
         layers: layers.map(usize::from),
+        subwords: subwords.map(usize::from),
         threads: threads.map(usize::from),
     };
     let metrics = match recipe.as_str() {

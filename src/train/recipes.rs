@@ -56,6 +56,9 @@ pub struct RecipeOptions {
     /// Layers in each stack (encoder and decoder) instead of the preset's (3 for the
     /// translators, 2 for date-iso), to measure what depth gives within the budgets.
     pub layers: Option<usize>,
+    /// English BPE vocabulary size (specials included) instead of `ENGLISH_SUBWORDS`, for the
+    /// translators' English side, to measure what smaller or larger pieces give.
+    pub subwords: Option<usize>,
     /// Threads that share each batch instead of the recipe's (data parallel; with more than
     /// one, dropout draws from each thread's own generator, so the weights differ from 1's).
     pub threads: Option<usize>,
@@ -123,7 +126,7 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
 /// Build `models/en-zh` (English subwords → Chinese characters) from `data_dir`.
 pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = recipe_data(data_dir, recipe.grammar.unwrap_or(EN_ZH_GRAMMAR))?;
-    let tokens = (ENGLISH_TOKENS, CHINESE_TOKENS);
+    let tokens = (english_tokens(recipe), CHINESE_TOKENS);
     let run = Translation {
         preset: ModelConfig::en_zh,
         tokens,
@@ -139,7 +142,7 @@ pub fn build_en_zh(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Resul
 /// Build `models/zh-en` (Chinese characters → English subwords) from `data_dir`.
 pub fn build_zh_en(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Result<Metrics> {
     let data = recipe_data(data_dir, recipe.grammar.unwrap_or(ZH_EN_GRAMMAR))?.reversed();
-    let tokens = (CHINESE_TOKENS, ENGLISH_TOKENS);
+    let tokens = (CHINESE_TOKENS, english_tokens(recipe));
     let run = Translation {
         preset: ModelConfig::zh_en,
         tokens,
@@ -170,13 +173,12 @@ fn recipe_data(data_dir: &Path, grammar: bool) -> Result<TranslationData> {
     translation_data_with(data_dir, generated)
 }
 
-/// English: BPE subwords, merges seen at least twice.
-const ENGLISH_TOKENS: (Granularity, usize) = (
-    Granularity::Subwords {
-        vocab_size: ENGLISH_SUBWORDS,
-    },
-    2,
-);
+/// English: BPE subwords (`ENGLISH_SUBWORDS` unless `--subwords` says), merges seen at least
+/// twice.
+fn english_tokens(recipe: &RecipeOptions) -> (Granularity, usize) {
+    let vocab_size = recipe.subwords.unwrap_or(ENGLISH_SUBWORDS);
+    (Granularity::Subwords { vocab_size }, 2)
+}
 /// Whether en-zh trains on the generated grammar sentences (README, "Data"): no.
 const EN_ZH_GRAMMAR: bool = false;
 /// Whether zh-en does: yes.
