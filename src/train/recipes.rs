@@ -179,6 +179,7 @@ fn english_tokens(recipe: &RecipeOptions) -> (Granularity, usize) {
     let vocab_size = recipe.subwords.unwrap_or(ENGLISH_SUBWORDS);
     (Granularity::Subwords { vocab_size }, 2)
 }
+
 /// Whether en-zh trains on the generated grammar sentences (README, "Data"): no.
 const EN_ZH_GRAMMAR: bool = false;
 /// Whether zh-en does: yes.
