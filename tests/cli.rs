@@ -197,9 +197,10 @@ fn train_layers_sets_both_stacks() {
 
 /// `train --subwords N` cuts the translators' English side at N pieces (a one-layer zh-en cut
 /// short by `--minutes`, whose English vocabulary and config have N entries while its Chinese
-/// side keeps the recipe's); outside 100–32000 it is refused before anything trains.
+/// side keeps the recipe's); outside 100–32000 it is refused before anything trains, as is
+/// `--dictionary 0`, and date-iso refuses the three flags that only the translators have.
 #[test]
-fn train_subwords_sets_the_english_vocabulary() {
+fn train_subwords_sets_the_english_vocabulary_and_date_iso_refuses_it() {
     let out_dir = std::env::temp_dir().join(format!("attnscope-subwords-{}", std::process::id()));
     let dir = out_dir.to_str().unwrap();
     let train = [
@@ -217,13 +218,32 @@ fn train_subwords_sets_the_english_vocabulary() {
             .unwrap();
     assert_eq!(tokenizer["model"]["vocab"].as_object().unwrap().len(), 600);
     let _ = std::fs::remove_dir_all(&out_dir);
-    for n in ["99", "32001"] {
-        let args = [&train[..], &["--subwords", n]].concat();
+    for flag in [
+        ["--subwords", "99"],
+        ["--subwords", "32001"],
+        ["--dictionary", "0"],
+    ] {
+        let args = [&train[..], &flag].concat();
         let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
-        assert_eq!(out.status.code(), Some(2), "--subwords {n}");
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.contains("--subwords"), "--subwords {n}: {err}");
+        assert!(err.contains(flag[0]), "{flag:?}: {err}");
     }
+    // date-iso has no grammar, English subwords or dictionary: the flags are refused, not ignored.
+    let flags = [
+        "--grammar",
+        "true",
+        "--subwords",
+        "600",
+        "--dictionary",
+        "10",
+    ];
+    let args = [&["train", "date-iso"][..], &train[2..], &flags].concat();
+    let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stderr).unwrap().contains(
+        "--grammar, --subwords, --dictionary only apply to en-zh and zh-en, not to date-iso"
+    ));
     assert!(!out_dir.exists());
 }
 

@@ -60,6 +60,10 @@ pub(super) struct TrainArgs {
     /// the recipe's 4000.
     #[arg(long, value_parser = clap::value_parser!(u16).range(100..=32000))]
     subwords: Option<u16>,
+    /// en-zh, zh-en: also train on the first N words of CC-CEDICT (data/cedict/cedict.tsv,
+    /// most frequent first, from `python3 scripts/fetch_cedict.py`), 1–100000.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    dictionary: Option<u32>,
     /// Threads that share each batch (data parallel), instead of the recipe's (2 for en-zh and
     /// zh-en, 1 for date-iso); each count trains other weights from the same seed (each thread
     /// draws its own dropout masks).
@@ -118,6 +122,7 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         dropout,
         layers,
         subwords,
+        dictionary,
         threads,
     } = args;
     let options = RecipeOptions {
@@ -132,10 +137,14 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
         dropout,
         layers: layers.map(usize::from),
         subwords: subwords.map(usize::from),
+        dictionary: dictionary.map(|n| n as usize),
         threads: threads.map(usize::from),
     };
     let metrics = match recipe.as_str() {
-        "date-iso" => recipes::build_date_iso(&data, &out, &options)?,
+        "date-iso" => {
+            refuse_translator_flags(&options)?;
+            recipes::build_date_iso(&data, &out, &options)?
+        }
         "en-zh" => recipes::build_en_zh(&data, &out, &options)?,
         "zh-en" => recipes::build_zh_en(&data, &out, &options)?,
         other => {
@@ -146,6 +155,26 @@ pub(super) fn train(args: TrainArgs) -> Result<()> {
     };
     println!("{}", serde_json::to_string_pretty(&metrics)?);
     Ok(())
+}
+
+/// date-iso has no grammar sentences, no English subwords and no dictionary: refuse the flags
+/// that would set them, rather than train as if they were not given.
+fn refuse_translator_flags(options: &RecipeOptions) -> Result<()> {
+    let given: Vec<&str> = [
+        ("--grammar", options.grammar.is_some()),
+        ("--subwords", options.subwords.is_some()),
+        ("--dictionary", options.dictionary.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+    .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(format!(
+        "{} only apply to en-zh and zh-en, not to date-iso",
+        given.join(", ")
+    )))
 }
 
 /// `--dropout`: a probability in [0, 1).

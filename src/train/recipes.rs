@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::agreement::human_agreement;
+use super::data::dictionary::with_dictionary;
 use super::data::Pair;
 use super::evaluate::{evaluate, Metrics};
 use super::recorder::{TimelineRecorder, TIMELINE_HELDOUT_PAIRS};
@@ -59,6 +60,9 @@ pub struct RecipeOptions {
     /// English BPE vocabulary size (specials included) instead of `ENGLISH_SUBWORDS`, for the
     /// translators' English side, to measure what smaller or larger pieces give.
     pub subwords: Option<usize>,
+    /// The translators: also train on the first this many words of CC-CEDICT
+    /// (`data/cedict/cedict.tsv`, most frequent first; `scripts/fetch_cedict.py`).
+    pub dictionary: Option<usize>,
     /// Threads that share each batch instead of the recipe's (data parallel; with more than
     /// one, dropout draws from each thread's own generator, so the weights differ from 1's).
     pub threads: Option<usize>,
@@ -234,6 +238,10 @@ fn build_translation(
     run.config.dropout = dropout;
     let run = run.overridden(recipe);
     let heldout = data.heldout();
+    let train_pairs = match recipe.dictionary {
+        Some(n) => with_dictionary(train_pairs, data_dir, n, reversed, &heldout)?,
+        None => train_pairs,
+    };
     let pairs = &heldout[0].pairs[..TIMELINE_HELDOUT_PAIRS];
     let mut metrics = build(&run, &train_pairs, &heldout, timeline.then_some(pairs))?;
     metrics.human_agreement = Some(human_agreement(data_dir, reversed, &metrics.outputs)?);
