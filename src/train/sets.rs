@@ -107,6 +107,34 @@ pub struct TranslationData {
     pub tatoeba: Vec<Pair>,
     /// The 218 held-out HSK pairs.
     pub hsk: Vec<Pair>,
+    /// What no training pair may say on either side (the held-out pairs, the running example).
+    pub unseen: Unseen,
+}
+
+/// The English and the Chinese, normalized, that no training pair may have on either side:
+/// every held-out pair's and the running example's, so no held-out sentence is seen in training
+/// in either direction.
+#[derive(Clone, Debug)]
+pub struct Unseen {
+    english: HashSet<String>,
+    chinese: HashSet<String>,
+}
+
+impl Unseen {
+    /// From held-out (English, Chinese) pairs, and the running example.
+    fn new<'a>(held: impl Iterator<Item = &'a Pair>) -> Self {
+        let (mut english, mut chinese): (HashSet<String>, HashSet<String>) = held
+            .map(|p| (normalized(&p.source), normalized(&p.target)))
+            .unzip();
+        english.insert(normalized(EXAMPLE_SENTENCE));
+        chinese.insert(normalized(EXAMPLE_SENTENCE_ZH));
+        Self { english, chinese }
+    }
+
+    /// Whether a pair with this English and this Chinese may be trained on.
+    pub fn allows(&self, english: &str, chinese: &str) -> bool {
+        !self.english.contains(&normalized(english)) && !self.chinese.contains(&normalized(chinese))
+    }
 }
 
 impl TranslationData {
@@ -122,6 +150,7 @@ impl TranslationData {
             train: swap(self.train),
             tatoeba: swap(self.tatoeba),
             hsk: swap(self.hsk),
+            unseen: self.unseen,
         }
     }
 
@@ -175,24 +204,18 @@ pub fn translation_data_with(data_dir: &Path, generated: usize) -> Result<Transl
     let tatoeba_train = tatoeba.split_off(TATOEBA_HELDOUT.min(tatoeba.len()));
     let hsk = read_tsv(&data_dir.join("en-zh/hsk.tsv"), "en", "zh")?;
     let (hsk_train, hsk_heldout) = split_holdout(hsk, 0.05, EN_ZH_SPLIT_SEED);
-    let held = tatoeba.iter().chain(&hsk_heldout);
-    let mut unseen_en: HashSet<String> = held.clone().map(|p| normalized(&p.source)).collect();
-    let mut unseen_zh: HashSet<String> = held.map(|p| normalized(&p.target)).collect();
-    unseen_en.insert(normalized(EXAMPLE_SENTENCE));
-    unseen_zh.insert(normalized(EXAMPLE_SENTENCE_ZH));
+    let unseen = Unseen::new(tatoeba.iter().chain(&hsk_heldout));
     let train = tatoeba_train
         .into_iter()
         .chain(hsk_train)
         .chain(en_zh::generated_sentences(generated, 11))
-        .filter(|p| {
-            !unseen_en.contains(&normalized(&p.source))
-                && !unseen_zh.contains(&normalized(&p.target))
-        })
+        .filter(|p| unseen.allows(&p.source, &p.target))
         .collect();
     Ok(TranslationData {
         train,
         tatoeba,
         hsk: hsk_heldout,
+        unseen,
     })
 }
 

@@ -2,7 +2,6 @@
 //! and the two metrics (exact match, chrF). Native only: the page never trains.
 
 pub mod dates;
-pub mod dictionary;
 pub mod en_zh;
 pub mod metrics;
 pub mod numeric_dates;

@@ -1,0 +1,197 @@
+//! `attnscope train`'s flags: each sets what it says in the written folder, and a value or a
+//! recipe it does not fit is refused before anything trains.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+/// `train --dropout` takes a probability (a negative one is read as a value, not a flag):
+/// outside [0, 1) it is refused, in one line, before anything trains.
+#[test]
+fn train_refuses_a_dropout_that_is_not_a_probability() {
+    for p in ["1", "1.5", "-0.1", "high"] {
+        let args = [
+            "train",
+            "date-iso",
+            "--out",
+            "/tmp/attnscope-dropout",
+            "--dropout",
+            p,
+        ];
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        // A usage error: clap's exit status.
+        assert_eq!(out.status.code(), Some(2), "--dropout {p}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with("error: "), "--dropout {p}: {err}");
+        assert!(err.contains("--dropout"), "--dropout {p}: {err}");
+        let why = if p == "high" {
+            "is not a number"
+        } else {
+            "is not a dropout probability"
+        };
+        assert!(err.contains(why), "--dropout {p}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "--dropout {p}: {err}");
+    }
+    assert!(!std::path::Path::new("/tmp/attnscope-dropout").exists());
+}
+
+/// `train --layers N` gives both stacks N layers (a date-iso run cut short by `--minutes`, whose
+/// folder loads with that many layers of weights); outside 1–12 it is refused before anything
+/// trains.
+#[test]
+fn train_layers_sets_both_stacks() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-layers-{}", std::process::id()));
+    let dir = out_dir.to_str().unwrap();
+    let args = [
+        "train",
+        "date-iso",
+        "--out",
+        dir,
+        "--layers",
+        "1",
+        "--minutes",
+        "0.02",
+    ];
+    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
+    let config = attnscope::ModelConfig::from_json(
+        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((config.n_encoder_layers, config.n_decoder_layers), (1, 1));
+    let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
+    let loaded =
+        attnscope::LoadedModel::load(folder.files(), &burn::tensor::Device::flex()).unwrap();
+    assert_eq!(loaded.config.n_encoder_layers, 1);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    for n in ["0", "13"] {
+        let args = ["train", "date-iso", "--out", dir, "--layers", n];
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        assert_eq!(out.status.code(), Some(2), "--layers {n}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("--layers"), "--layers {n}: {err}");
+    }
+    assert!(!out_dir.exists());
+}
+
+/// `train --subwords N` cuts the translators' English side at N pieces (a one-layer zh-en cut
+/// short by `--minutes`, whose English vocabulary and config have N entries while its Chinese
+/// side keeps the recipe's); outside 100–32000 it is refused before anything trains, as is
+/// `--dictionary 0`.
+#[test]
+fn train_subwords_sets_the_english_vocabulary() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-subwords-{}", std::process::id()));
+    let dir = out_dir.to_str().unwrap();
+    let train = [
+        "train", "zh-en", "--data", "data", "--out", dir, "--layers", "1",
+    ];
+    let args = [&train[..], &["--subwords", "600", "--minutes", "0.02"]].concat();
+    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
+    let config = attnscope::ModelConfig::from_json(
+        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((config.src_vocab_size, config.tgt_vocab_size), (2878, 600));
+    let tokenizer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("tgt_tokenizer.json")).unwrap())
+            .unwrap();
+    assert_eq!(tokenizer["model"]["vocab"].as_object().unwrap().len(), 600);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    for flag in [
+        ["--subwords", "99"],
+        ["--subwords", "32001"],
+        ["--dictionary", "0"],
+    ] {
+        let args = [&train[..], &flag].concat();
+        let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(flag[0]), "{flag:?}: {err}");
+    }
+    assert!(!out_dir.exists());
+}
+
+/// date-iso has no grammar, English subwords or dictionary: it refuses the flags that set
+/// them, naming each, instead of training as if they were not given.
+#[test]
+fn train_date_iso_refuses_the_translators_flags() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-date-flags-{}", std::process::id()));
+    let train = [
+        "train",
+        "date-iso",
+        "--data",
+        "data",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    for (flags, message) in [
+        (
+            &["--grammar", "true"][..],
+            "--grammar only applies to en-zh and zh-en, not to date-iso",
+        ),
+        (
+            &["--subwords", "600", "--dictionary", "10"][..],
+            "--subwords, --dictionary only apply to en-zh and zh-en, not to date-iso",
+        ),
+    ] {
+        let out = common::attnscope(
+            env!("CARGO_BIN_EXE_attnscope"),
+            &[&train[..], flags].concat(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{flags:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim_end(), format!("error: {message}"));
+    }
+    assert!(!out_dir.exists());
+}
+
+/// `train --dictionary N` adds the words of `DATA/cedict/cedict.tsv` that the recipe allows to
+/// zh-en's training pairs: of three, the one whose characters the sentences spell and whose
+/// sides no held-out pair has (a copy of the shipped data, a one-layer model cut short).
+#[test]
+fn train_dictionary_adds_the_allowed_words_to_the_training_pairs() {
+    let tmp = std::env::temp_dir().join(format!("attnscope-dictionary-{}", std::process::id()));
+    for file in ["tatoeba/tatoeba.tsv", "en-zh/hsk.tsv"] {
+        std::fs::create_dir_all(tmp.join("data").join(file).parent().unwrap()).unwrap();
+        std::fs::copy(
+            std::path::Path::new("data").join(file),
+            tmp.join("data").join(file),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(tmp.join("data/cedict")).unwrap();
+    // 苹果 is added; 龘 is in no sentence; "I love eating apples" is the running example's English.
+    let rows =
+        "zh\ten\tfrequency\n苹果\tapple\t3\n龘龘\tdragons\t2\n吃苹果\tI love eating apples\t1\n";
+    std::fs::write(tmp.join("data/cedict/cedict.tsv"), rows).unwrap();
+    let (data, out) = (tmp.join("data"), tmp.join("model"));
+    let pairs = |extra: &[&str]| {
+        let args = [
+            &[
+                "train",
+                "zh-en",
+                "--data",
+                data.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ][..],
+            &["--layers", "1", "--minutes", "0.01"],
+            extra,
+        ]
+        .concat();
+        let run = common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
+        let metrics: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("metrics.json")).unwrap())
+                .unwrap();
+        (
+            metrics["trainPairs"].as_u64().unwrap(),
+            String::from_utf8(run.stderr).unwrap(),
+        )
+    };
+    let (without, _) = pairs(&[]);
+    let (with, log) = pairs(&["--dictionary", "3"]);
+    assert_eq!(with, without + 1);
+    assert!(
+        log.contains("1 of the dictionary's first 3 words added"),
+        "{log}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
