@@ -34,11 +34,12 @@ fn train_refuses_a_dropout_that_is_not_a_probability() {
     assert!(!std::path::Path::new("/tmp/attnscope-dropout").exists());
 }
 
-/// `train --layers N` gives both stacks N layers (a date-iso run cut short by `--minutes`, whose
-/// folder loads with that many layers of weights); outside 1–12 it is refused before anything
-/// trains.
+/// `train --layers N --width W` gives both stacks N layers of d_model W and d_ff 4 W (a
+/// date-iso run cut short by `--minutes`, whose folder loads with that shape of weights);
+/// layers outside 1–12 and widths that are not a multiple of 8 in 32–1024 are refused before
+/// anything trains.
 #[test]
-fn train_layers_sets_both_stacks() {
+fn train_layers_and_width_set_the_shape() {
     let out_dir = std::env::temp_dir().join(format!("attnscope-layers-{}", std::process::id()));
     let dir = out_dir.to_str().unwrap();
     let args = [
@@ -48,6 +49,8 @@ fn train_layers_sets_both_stacks() {
         dir,
         "--layers",
         "1",
+        "--width",
+        "40",
         "--minutes",
         "0.02",
     ];
@@ -57,17 +60,36 @@ fn train_layers_sets_both_stacks() {
     )
     .unwrap();
     assert_eq!((config.n_encoder_layers, config.n_decoder_layers), (1, 1));
+    assert_eq!((config.d_model, config.d_ff, config.n_heads), (40, 160, 4));
     let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
     let loaded =
         attnscope::LoadedModel::load(folder.files(), &burn::tensor::Device::flex()).unwrap();
     assert_eq!(loaded.config.n_encoder_layers, 1);
+    assert_eq!(loaded.config.d_model, 40);
     let _ = std::fs::remove_dir_all(&out_dir);
-    for n in ["0", "13"] {
-        let args = ["train", "date-iso", "--out", dir, "--layers", n];
+    let refused = [
+        ("--layers", "0", ""),
+        ("--layers", "13", ""),
+        (
+            "--width",
+            "24",
+            "24 is not a width: use a multiple of 8 in 32–1024",
+        ),
+        (
+            "--width",
+            "36",
+            "36 is not a width: use a multiple of 8 in 32–1024",
+        ),
+        ("--width", "1032", "1032 is not a width"),
+        ("--width", "wide", "\"wide\" is not a whole number"),
+    ];
+    for (flag, value, why) in refused {
+        let args = ["train", "date-iso", "--out", dir, flag, value];
         let out = common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args);
-        assert_eq!(out.status.code(), Some(2), "--layers {n}");
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
         let err = String::from_utf8(out.stderr).unwrap();
-        assert!(err.contains("--layers"), "--layers {n}: {err}");
+        assert!(err.contains(flag), "{flag} {value}: {err}");
+        assert!(err.contains(why), "{flag} {value}: {err}");
     }
     assert!(!out_dir.exists());
 }

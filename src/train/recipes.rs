@@ -57,6 +57,9 @@ pub struct RecipeOptions {
     /// Layers in each stack (encoder and decoder) instead of the preset's (3 for the
     /// translators, 2 for date-iso), to measure what depth gives within the budgets.
     pub layers: Option<usize>,
+    /// d_model of every layer (d_ff four times it) instead of the preset's (192 for the
+    /// translators, 64 for date-iso), to measure what width gives within the budgets.
+    pub width: Option<usize>,
     /// English BPE vocabulary size (specials included) instead of `ENGLISH_SUBWORDS`, for the
     /// translators' English side, to measure what smaller or larger pieces give.
     pub subwords: Option<usize>,
@@ -308,7 +311,8 @@ impl<'a> Run<'a> {
     }
 
     /// This run with the recipe options' overrides of its config: the output projection tied
-    /// to the target embedding or not, the dropout and the layers of each stack, where given.
+    /// to the target embedding or not, the dropout, the layers of each stack and their width,
+    /// where given.
     fn overridden(mut self, recipe: &RecipeOptions) -> Self {
         if let Some(tie) = recipe.tie_output {
             self.config.tie_output = tie;
@@ -316,6 +320,10 @@ impl<'a> Run<'a> {
         if let Some(layers) = recipe.layers {
             self.config.n_encoder_layers = layers;
             self.config.n_decoder_layers = layers;
+        }
+        if let Some(width) = recipe.width {
+            self.config.d_model = width;
+            self.config.d_ff = 4 * width;
         }
         if let Some(dropout) = recipe.dropout {
             self.config.dropout = dropout;
