@@ -217,3 +217,49 @@ fn train_dictionary_adds_the_allowed_words_to_the_training_pairs() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `train --resume` checkpoints date-iso as it does the translators, and a checkpoint resumes
+/// only a run with its own settings: another width is refused with the settings that differ,
+/// before anything trains, and the same flags go on to the next epoch.
+#[test]
+fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
+    let out_dir = std::env::temp_dir().join(format!("attnscope-resume-{}", std::process::id()));
+    let dir = out_dir.to_str().unwrap();
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let run = |width: &str, epochs: &str| {
+        let args = [
+            "train",
+            "date-iso",
+            "--out",
+            dir,
+            "--layers",
+            "1",
+            "--width",
+            width,
+            "--resume",
+            "--stop-after-epochs",
+            epochs,
+        ];
+        common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args)
+    };
+    let state = || -> serde_json::Value {
+        let text = std::fs::read_to_string(out_dir.join("checkpoint/state.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    assert_eq!(run("32", "1").status.code(), Some(0));
+    let first = state();
+    assert_eq!(first["epoch"], 1);
+    assert_eq!(first["config"]["d_model"], 32);
+    let refused = run("40", "2");
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8(refused.stderr).unwrap();
+    let why = "written by a run with other settings (d_ff 128 → 160, d_model 32 → 40); resume \
+               with the flags it was started with, or remove the folder to start again";
+    assert!(err.contains(why), "{err}");
+    assert_eq!(state(), first);
+    assert_eq!(run("32", "2").status.code(), Some(0));
+    let second = state();
+    assert_eq!(second["epoch"], 2);
+    assert_eq!(second["step"], 2 * first["step"].as_u64().unwrap());
+    let _ = std::fs::remove_dir_all(&out_dir);
+}

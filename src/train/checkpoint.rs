@@ -29,6 +29,10 @@ pub struct CheckpointState {
     pub last_loss: Option<(usize, f32)>,
     /// Each parameter's id, by tensor name (the optimizer state is keyed by them).
     pub param_ids: BTreeMap<String, u64>,
+    /// The config the run was training (absent in checkpoints written before it was kept): a
+    /// run asking for another shape, dropout or vocabulary does not resume from it.
+    #[serde(default)]
+    pub config: Option<ModelConfig>,
 }
 
 const CHECKPOINT_STATE: &str = "state.json";
@@ -62,6 +66,7 @@ pub(super) fn write_checkpoint(
 ) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| checkpoint_error(dir, e))?;
     state.param_ids = param_ids(config, model)?;
+    state.config = Some(config.clone());
     let weights = save_weights(config, model, false)?;
     // The state file goes last and by rename: a run killed half-way leaves the old checkpoint.
     std::fs::write(dir.join(CHECKPOINT_WEIGHTS), weights).map_err(|e| checkpoint_error(dir, e))?;
@@ -83,6 +88,17 @@ pub(super) fn restore(
     optimizer: ModuleOptimizer,
     device: &Device,
 ) -> Result<ModuleOptimizer> {
+    if let Some(saved) = &state.config {
+        let changed = changed_settings(saved, config)?;
+        if !changed.is_empty() {
+            let why = format!(
+                "written by a run with other settings ({}); resume with the flags it was \
+                 started with, or remove the folder to start again",
+                changed.join(", ")
+            );
+            return Err(checkpoint_error(dir, why));
+        }
+    }
     let weights =
         std::fs::read(dir.join(CHECKPOINT_WEIGHTS)).map_err(|e| checkpoint_error(dir, e))?;
     replace_weights(config, model, &weights, device)?;
@@ -90,4 +106,29 @@ pub(super) fn restore(
     optimizer
         .load(dir.join(CHECKPOINT_OPTIMIZER))
         .map_err(|e| checkpoint_error(dir, format!("{e:?}")))
+}
+
+/// The config's settings that differ between the checkpoint's and this run's, each as
+/// `name checkpoint → run` (`d_model 32 → 40`).
+fn changed_settings(saved: &ModelConfig, config: &ModelConfig) -> Result<Vec<String>> {
+    let json =
+        |c: &ModelConfig| serde_json::to_value(c).map_err(|e| Error::Training(e.to_string()));
+    let (saved, run) = (json(saved)?, json(config)?);
+    let (Some(saved), Some(run)) = (saved.as_object(), run.as_object()) else {
+        return Ok(Vec::new());
+    };
+    let absent = serde_json::Value::Null;
+    let mut names: Vec<&String> = saved.keys().chain(run.keys()).collect();
+    names.sort();
+    names.dedup();
+    Ok(names
+        .into_iter()
+        .filter_map(|name| {
+            let (was, now) = (
+                saved.get(name).unwrap_or(&absent),
+                run.get(name).unwrap_or(&absent),
+            );
+            (was != now).then(|| format!("{name} {was} → {now}"))
+        })
+        .collect())
 }

@@ -380,6 +380,7 @@ impl Progress {
             seconds: self.trained().as_secs_f64(),
             last_loss: self.last_loss,
             param_ids: std::collections::BTreeMap::new(),
+            config: None,
         }
     }
 }

@@ -71,8 +71,10 @@ pub struct RecipeOptions {
     pub threads: Option<usize>,
 }
 
+/// How a recipe trains: its schedule, batch and learning rate, with the recipe options' epochs,
+/// time limit, seed and threads, and checkpoints in `out/checkpoint` where asked.
 fn options(
-    recipe: &RecipeOptions,
+    (recipe, out): (&RecipeOptions, &Path),
     (epochs, threads): (usize, usize),
     batch_size: usize,
     learning_rate: f64,
@@ -87,7 +89,7 @@ fn options(
         seed: recipe.seed,
         time_limit: recipe.minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
         progress: recipe.progress,
-        checkpoints: None,
+        checkpoints: recipe.checkpoints.then(|| out.join("checkpoint")),
         stop_after_epochs: recipe.stop_after_epochs,
         threads: recipe.threads.unwrap_or(threads),
     }
@@ -120,7 +122,7 @@ pub fn build_date_iso(data_dir: &Path, out: &Path, recipe: &RecipeOptions) -> Re
         (Granularity::CharactersWithSpaces, 1),
         (Granularity::Characters, 1),
     );
-    let options = options(recipe, (8, 1), 64, 2e-3, 400);
+    let options = options((recipe, out), (8, 1), 64, 2e-3, 400);
     let run =
         Run::prepare(out, &train_pairs, tokens, ModelConfig::date_iso, options)?.overridden(recipe);
     let sets = date_sets(data_dir)?;
@@ -226,16 +228,13 @@ fn build_translation(
         schedule,
         dropout,
     } = translation;
-    let mut options = options(
-        recipe,
+    let options = options(
+        (recipe, out),
         schedule,
         TRANSLATION_BATCH,
         TRANSLATION_LEARNING_RATE,
         TRANSLATION_WARMUP,
     );
-    if recipe.checkpoints {
-        options.checkpoints = Some(out.join("checkpoint"));
-    }
     let mut train_pairs = data.train.clone();
     let mut run = Run::prepare(out, &train_pairs, tokens, preset, options)?;
     run.config.dropout = dropout;
