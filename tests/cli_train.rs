@@ -36,7 +36,7 @@ fn train_refuses_a_dropout_that_is_not_a_probability() {
 
 /// `train --layers N --width W` gives both stacks N layers of d_model W and d_ff 4 W (a
 /// date-iso run cut short by `--minutes`, whose folder loads with that shape of weights);
-/// layers outside 1–12 and widths that are not a multiple of 8 in 32–1024 are refused before
+/// layers outside 1–12 and widths that are not a multiple of 4 in 32–1024 are refused before
 /// anything trains.
 #[test]
 fn train_layers_and_width_set_the_shape() {
@@ -73,12 +73,12 @@ fn train_layers_and_width_set_the_shape() {
         (
             "--width",
             "24",
-            "24 is not a width: use a multiple of 8 in 32–1024",
+            "24 is not a width: use a multiple of 4 in 32–1024",
         ),
         (
             "--width",
-            "36",
-            "36 is not a width: use a multiple of 8 in 32–1024",
+            "34",
+            "34 is not a width: use a multiple of 4 in 32–1024",
         ),
         ("--width", "1032", "1032 is not a width"),
         ("--width", "wide", "\"wide\" is not a whole number"),
@@ -220,7 +220,9 @@ fn train_dictionary_adds_the_allowed_words_to_the_training_pairs() {
 
 /// `train --resume` checkpoints date-iso as it does the translators, and a checkpoint resumes
 /// only a run with its own settings: another width is refused with the settings that differ,
-/// before anything trains, and the same flags go on to the next epoch.
+/// before anything is written, and the same flags resume it: the first epoch's log lines are
+/// kept as they were (a fresh start would re-time them), and the timeline gets the snapshots
+/// after the checkpoint's step 782 and the final model.
 #[test]
 fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
     let out_dir = std::env::temp_dir().join(format!("attnscope-resume-{}", std::process::id()));
@@ -242,24 +244,52 @@ fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
         ];
         common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args)
     };
-    let state = || -> serde_json::Value {
-        let text = std::fs::read_to_string(out_dir.join("checkpoint/state.json")).unwrap();
-        serde_json::from_str(&text).unwrap()
-    };
+    let read = |name: &str| std::fs::read_to_string(out_dir.join(name)).unwrap();
+    let state =
+        || -> serde_json::Value { serde_json::from_str(&read("checkpoint/state.json")).unwrap() };
     assert_eq!(run("32", "1").status.code(), Some(0));
     let first = state();
-    assert_eq!(first["epoch"], 1);
-    assert_eq!(first["config"]["d_model"], 32);
+    assert_eq!(
+        (first["epoch"].as_u64(), first["step"].as_u64()),
+        (Some(1), Some(782))
+    );
+    assert_eq!(first["settings"]["d_model"], 32);
+    assert_eq!(first["settings"]["training_examples"], 50_000);
+    let first_log = read("train_log.tsv");
+    assert_eq!(first_log.lines().count(), 783, "a header and 782 steps");
+
     let refused = run("40", "2");
     assert_eq!(refused.status.code(), Some(1));
     let err = String::from_utf8(refused.stderr).unwrap();
     let why = "written by a run with other settings (d_ff 128 → 160, d_model 32 → 40); resume \
-               with the flags it was started with, or remove the folder to start again";
+               with the flags, data and code it was started with, or remove the folder to start \
+               again";
     assert!(err.contains(why), "{err}");
     assert_eq!(state(), first);
+    assert_eq!(read("train_log.tsv"), first_log);
+
     assert_eq!(run("32", "2").status.code(), Some(0));
     let second = state();
-    assert_eq!(second["epoch"], 2);
-    assert_eq!(second["step"], 2 * first["step"].as_u64().unwrap());
+    assert_eq!(
+        (second["epoch"].as_u64(), second["step"].as_u64()),
+        (Some(2), Some(1564))
+    );
+    let log = read("train_log.tsv");
+    assert!(
+        log.starts_with(&first_log),
+        "the first epoch's lines, as they were"
+    );
+    assert_eq!(log.lines().count(), 1565);
+    let timeline: serde_json::Value = serde_json::from_str(&read("timeline.json")).unwrap();
+    let steps: Vec<u64> = timeline["snapshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        steps,
+        [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1564]
+    );
     let _ = std::fs::remove_dir_all(&out_dir);
 }

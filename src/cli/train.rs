@@ -34,7 +34,8 @@ pub(super) struct TrainArgs {
     /// Stop after this many minutes.
     #[arg(long)]
     minutes: Option<f64>,
-    /// Checkpoint after every epoch into OUT/checkpoint/, and resume from one found there.
+    /// Checkpoint after every epoch into OUT/checkpoint/, and resume from one found there
+    /// (refused, naming what differs, unless the model, training settings and data match).
     #[arg(long)]
     resume: bool,
     /// Stop after this many epochs (with --resume: continue later where it stopped).
@@ -56,7 +57,7 @@ pub(super) struct TrainArgs {
     /// and zh-en, 2 for date-iso).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=12))]
     layers: Option<u16>,
-    /// d_model of every layer (a multiple of 8, 32–1024), with d_ff four times it, instead of
+    /// d_model of every layer (a multiple of 4, 32–1024), with d_ff four times it, instead of
     /// the recipe's (192 for en-zh and zh-en, 64 for date-iso); the heads stay 4.
     #[arg(long, value_parser = model_width)]
     width: Option<usize>,
@@ -196,17 +197,17 @@ fn dropout_probability(text: &str) -> std::result::Result<f64, String> {
     }
 }
 
-/// `--width`'s parser: a d_model that 4 heads split evenly into even d_k (the sinusoids pair
-/// dimensions), 32–1024.
+/// `--width`'s parser: a d_model that the 4 heads split evenly (`ModelConfig::validate`),
+/// 32–1024.
 fn model_width(text: &str) -> std::result::Result<usize, String> {
     let width: usize = text
         .parse()
         .map_err(|_| format!("{text:?} is not a whole number"))?;
-    if (32..=1024).contains(&width) && width.is_multiple_of(8) {
+    if (32..=1024).contains(&width) && width.is_multiple_of(4) {
         Ok(width)
     } else {
         Err(format!(
-            "{width} is not a width: use a multiple of 8 in 32–1024"
+            "{width} is not a width: use a multiple of 4 in 32–1024"
         ))
     }
 }

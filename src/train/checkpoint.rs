@@ -13,6 +13,8 @@ use crate::files::weights::{param_ids, replace_weights, save_weights, set_param_
 use crate::model::config::ModelConfig;
 use crate::model::Transformer;
 
+use super::TrainOptions;
+
 /// Where a checkpointed run stands at the start of an epoch (`state.json` in the checkpoint
 /// folder, next to `weights.safetensors` (F32) and `optimizer.bpk`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -29,10 +31,10 @@ pub struct CheckpointState {
     pub last_loss: Option<(usize, f32)>,
     /// Each parameter's id, by tensor name (the optimizer state is keyed by them).
     pub param_ids: BTreeMap<String, u64>,
-    /// The config the run was training (absent in checkpoints written before it was kept): a
-    /// run asking for another shape, dropout or vocabulary does not resume from it.
+    /// The run's settings (`run_settings`; absent in checkpoints written before 2026-12-05,
+    /// which resume unchecked): a run with others does not resume from it.
     #[serde(default)]
-    pub config: Option<ModelConfig>,
+    pub settings: Option<serde_json::Value>,
 }
 
 const CHECKPOINT_STATE: &str = "state.json";
@@ -63,10 +65,11 @@ pub(super) fn write_checkpoint(
     model: &mut Transformer,
     optimizer: &ModuleOptimizer,
     mut state: CheckpointState,
+    settings: &serde_json::Value,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| checkpoint_error(dir, e))?;
     state.param_ids = param_ids(config, model)?;
-    state.config = Some(config.clone());
+    state.settings = Some(settings.clone());
     let weights = save_weights(config, model, false)?;
     // The state file goes last and by rename: a run killed half-way leaves the old checkpoint.
     std::fs::write(dir.join(CHECKPOINT_WEIGHTS), weights).map_err(|e| checkpoint_error(dir, e))?;
@@ -88,17 +91,6 @@ pub(super) fn restore(
     optimizer: ModuleOptimizer,
     device: &Device,
 ) -> Result<ModuleOptimizer> {
-    if let Some(saved) = &state.config {
-        let changed = changed_settings(saved, config)?;
-        if !changed.is_empty() {
-            let why = format!(
-                "written by a run with other settings ({}); resume with the flags it was \
-                 started with, or remove the folder to start again",
-                changed.join(", ")
-            );
-            return Err(checkpoint_error(dir, why));
-        }
-    }
     let weights =
         std::fs::read(dir.join(CHECKPOINT_WEIGHTS)).map_err(|e| checkpoint_error(dir, e))?;
     replace_weights(config, model, &weights, device)?;
@@ -108,14 +100,71 @@ pub(super) fn restore(
         .map_err(|e| checkpoint_error(dir, format!("{e:?}")))
 }
 
-/// The config's settings that differ between the checkpoint's and this run's, each as
-/// `name checkpoint → run` (`d_model 32 → 40`).
-fn changed_settings(saved: &ModelConfig, config: &ModelConfig) -> Result<Vec<String>> {
-    let json =
-        |c: &ModelConfig| serde_json::to_value(c).map_err(|e| Error::Training(e.to_string()));
-    let (saved, run) = (json(saved)?, json(config)?);
+/// The config fields that only describe the model (a preset's wording may change between a
+/// checkpoint and its resumption).
+const DESCRIPTIVE: [&str; 3] = ["name", "description", "example"];
+
+/// What a checkpoint resumes only with, as a JSON object: the model's config (less its
+/// descriptive fields), how it trains (seed, epochs, batch, learning rate, warm-up, label
+/// smoothing, threads) and how many training examples there are. Its numbers are read back
+/// from JSON text, as a checkpoint's are, so a float compares equal to itself.
+pub fn run_settings(
+    config: &ModelConfig,
+    examples: usize,
+    options: &TrainOptions,
+) -> Result<serde_json::Value> {
+    let json = |e: serde_json::Error| Error::Training(format!("run settings: {e}"));
+    let mut settings = serde_json::to_value(config).map_err(json)?;
+    let object = settings
+        .as_object_mut()
+        .ok_or(Error::Invariant("a model config is a JSON object"))?;
+    for name in DESCRIPTIVE {
+        object.remove(name);
+    }
+    let training = serde_json::json!({
+        "seed": options.seed,
+        "epochs": options.epochs,
+        "batch_size": options.batch_size,
+        "learning_rate": options.learning_rate,
+        "warmup_steps": options.warmup_steps,
+        "label_smoothing": options.label_smoothing,
+        "threads": options.threads,
+        "training_examples": examples,
+    });
+    if let Some(training) = training.as_object() {
+        object.extend(training.clone());
+    }
+    serde_json::from_str(&settings.to_string()).map_err(json)
+}
+
+/// Refuse to resume from the checkpoint in `dir` (at `state`) a run whose `settings` differ
+/// from the checkpoint's, naming each difference (`d_model 32 → 40`); a checkpoint without
+/// settings (written before they were kept) passes.
+pub fn check_resumable(
+    dir: &Path,
+    state: &CheckpointState,
+    settings: &serde_json::Value,
+) -> Result<()> {
+    let Some(saved) = &state.settings else {
+        return Ok(());
+    };
+    let changed = changed_settings(saved, settings)?;
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let why = format!(
+        "written by a run with other settings ({}); resume with the flags, data and code it \
+         was started with, or remove the folder to start again",
+        changed.join(", ")
+    );
+    Err(checkpoint_error(dir, why))
+}
+
+/// The settings that differ between a checkpoint's and a run's, each as `name saved → run`,
+/// by name.
+fn changed_settings(saved: &serde_json::Value, run: &serde_json::Value) -> Result<Vec<String>> {
     let (Some(saved), Some(run)) = (saved.as_object(), run.as_object()) else {
-        return Ok(Vec::new());
+        return Err(Error::Invariant("run settings are a JSON object"));
     };
     let absent = serde_json::Value::Null;
     let mut names: Vec<&String> = saved.keys().chain(run.keys()).collect();
@@ -124,11 +173,80 @@ fn changed_settings(saved: &ModelConfig, config: &ModelConfig) -> Result<Vec<Str
     Ok(names
         .into_iter()
         .filter_map(|name| {
-            let (was, now) = (
-                saved.get(name).unwrap_or(&absent),
-                run.get(name).unwrap_or(&absent),
-            );
+            let was = saved.get(name).unwrap_or(&absent);
+            let now = run.get(name).unwrap_or(&absent);
             (was != now).then(|| format!("{name} {was} → {now}"))
         })
         .collect())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn options(dropout_seed: u64) -> TrainOptions {
+        TrainOptions {
+            epochs: 30,
+            batch_size: 64,
+            learning_rate: 1e-3,
+            warmup_steps: 1000,
+            label_smoothing: 0.1,
+            seed: dropout_seed,
+            time_limit: None,
+            progress: false,
+            checkpoints: None,
+            stop_after_epochs: None,
+            threads: 2,
+        }
+    }
+
+    fn state(settings: Option<serde_json::Value>) -> CheckpointState {
+        let (epoch, step, rng, seconds) = (1, 10, 7, 1.0);
+        let (last_loss, param_ids) = (None, BTreeMap::new());
+        let state = CheckpointState {
+            epoch,
+            step,
+            rng,
+            seconds,
+            last_loss,
+            param_ids,
+            settings,
+        };
+        // As resumed: through the JSON text a checkpoint is.
+        serde_json::from_str(&serde_json::to_string_pretty(&state).unwrap()).unwrap()
+    }
+
+    /// The same settings resume, floats included (0.1 as f32, 1e-3, dropout 0.1); a
+    /// descriptive field may change; a changed seed, a set optional field, another dropout
+    /// and another number of examples are each named; a checkpoint without settings passes.
+    #[test]
+    fn only_the_same_settings_resume() {
+        let dir = Path::new("ck");
+        let config = ModelConfig::zh_en(100, 200);
+        let saved = state(Some(run_settings(&config, 500, &options(43)).unwrap()));
+        assert!(check_resumable(
+            dir,
+            &saved,
+            &run_settings(&config, 500, &options(43)).unwrap()
+        )
+        .is_ok());
+        let mut reworded = config.clone();
+        reworded.description = "another wording".into();
+        assert!(check_resumable(
+            dir,
+            &saved,
+            &run_settings(&reworded, 500, &options(43)).unwrap()
+        )
+        .is_ok());
+        let mut changed = config.clone();
+        changed.n_decoder_heads = Some(8);
+        changed.dropout = 0.2;
+        let run = run_settings(&changed, 501, &options(42)).unwrap();
+        let err = check_resumable(dir, &saved, &run).unwrap_err().to_string();
+        let differ = "(dropout 0.1 → 0.2, n_decoder_heads null → 8, seed 43 → 42, \
+                      training_examples 500 → 501)";
+        assert!(err.contains(differ), "{err}");
+        assert!(check_resumable(dir, &state(None), &run).is_ok());
+    }
 }

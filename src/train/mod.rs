@@ -22,7 +22,7 @@ mod recorder;
 pub mod recording;
 pub mod sets;
 
-pub use checkpoint::{read_checkpoint, CheckpointState};
+pub use checkpoint::{check_resumable, read_checkpoint, run_settings, CheckpointState};
 pub use examples::{tokenize_pairs, Example};
 
 use std::io::Write;
@@ -60,7 +60,8 @@ pub struct TrainOptions {
     pub time_limit: Option<Duration>,
     /// Show a progress bar.
     pub progress: bool,
-    /// Where to write a checkpoint after every epoch, and resume from if one is there.
+    /// Where to write a checkpoint after every epoch, and resume from if one is there and was
+    /// written with the same `run_settings`.
     pub checkpoints: Option<PathBuf>,
     /// Stop after this many epochs (counted from the first, resumed ones included) while the
     /// schedule still spans `epochs`: a planned interruption, to be resumed later.
@@ -137,7 +138,8 @@ pub fn is_snapshot_step(step: usize) -> bool {
 /// and hands `snapshots` the weights at log-spaced steps when given.
 ///
 /// With `options.checkpoints`, a checkpoint is written after every epoch, and a run that finds
-/// one there resumes from it: `log` then only gets the lines after the checkpoint's step. A
+/// one there resumes from it (refused when the checkpoint's `run_settings` differ from this
+/// run's): `log` then only gets the lines after the checkpoint's step. A
 /// resumed run ends exactly as an uninterrupted one (the dropout generator is re-seeded from
 /// the seed and the epoch at every epoch start). A resumed run hands out the snapshots after its
 /// checkpoint.
@@ -160,10 +162,14 @@ pub fn train(
         .with_beta_2(0.98)
         .with_epsilon(1e-9)
         .init();
+    let settings = run_settings(config, examples.len(), options)?;
     let resumed = match &options.checkpoints {
         Some(dir) => read_checkpoint(dir)?,
         None => None,
     };
+    if let (Some(state), Some(dir)) = (&resumed, &options.checkpoints) {
+        check_resumable(dir, state, &settings)?;
+    }
     let steps_per_epoch = examples.len().div_ceil(options.batch_size.max(1));
     let total = steps_per_epoch * options.epochs;
     let bar = progress_bar(options.progress, total)?;
@@ -223,7 +229,7 @@ pub fn train(
         if let Some(dir) = &options.checkpoints {
             log.flush().map_err(write_error)?;
             let state = progress.checkpoint(epoch + 1, &rng);
-            write_checkpoint(dir, config, &mut model, &optimizer, state)?;
+            write_checkpoint(dir, config, &mut model, &optimizer, state, &settings)?;
         }
     }
     bar.finish();
@@ -380,7 +386,7 @@ impl Progress {
             seconds: self.trained().as_secs_f64(),
             last_loss: self.last_loss,
             param_ids: std::collections::BTreeMap::new(),
-            config: None,
+            settings: None,
         }
     }
 }

@@ -18,7 +18,7 @@ use super::sets::{
     date_sets, date_train, translation_data_with, Heldout, TranslationData, DATE_TRAIN_SIZE,
     GENERATED_SENTENCES,
 };
-use super::{read_checkpoint, tokenize_pairs, train, TrainOptions};
+use super::{check_resumable, read_checkpoint, run_settings, tokenize_pairs, train, TrainOptions};
 use crate::error::{Error, Result};
 use crate::files::folder::{write, ModelFolder};
 use crate::files::weights::save_weights;
@@ -51,8 +51,8 @@ pub struct RecipeOptions {
     pub tie_output: Option<bool>,
     /// Dropout (every dropout of the model: embeddings, attention weights, sublayer outputs,
     /// the feed-forward hidden layer) instead of the recipe's (0.05 for date-iso, `EN_ZH_DROPOUT`
-    /// and `ZH_EN_DROPOUT` for the translators), to measure regularisation. A resumed run takes the value it is given now:
-    /// checkpoints do not record it.
+    /// and `ZH_EN_DROPOUT` for the translators), to measure regularisation. A checkpoint
+    /// records it: a run resumes only with the same dropout.
     pub dropout: Option<f64>,
     /// Layers in each stack (encoder and decoder) instead of the preset's (3 for the
     /// translators, 2 for date-iso), to measure what depth gives within the budgets.
@@ -361,6 +361,10 @@ fn build(
         Some(dir) => read_checkpoint(dir)?,
         None => None,
     };
+    // Refused before the loss log is cut back to the checkpoint's step.
+    if let (Some(state), Some(dir)) = (&resumed, &options.checkpoints) {
+        check_resumable(dir, state, &run_settings(config, examples.len(), options)?)?;
+    }
     let before = resumed.as_ref().map_or(0.0, |state| state.seconds);
     let mut log = open_log(out, resumed.as_ref().map(|state| state.step))?;
     let started = Instant::now();
