@@ -34,10 +34,10 @@ fn train_refuses_a_dropout_that_is_not_a_probability() {
     assert!(!std::path::Path::new("/tmp/attnscope-dropout").exists());
 }
 
-/// `train --layers N --width W` gives both stacks N layers of d_model W and d_ff 4 W (a
-/// date-iso run cut short by `--minutes`, whose folder loads with that shape of weights);
-/// layers outside 1–12 and widths that are not a multiple of 4 in 32–1024 are refused before
-/// anything trains.
+/// `train --layers N --width W` gives both stacks N layers of d_model W and d_ff 4 W (36: 4
+/// heads of 9; a date-iso run cut short by `--minutes`, whose folder loads with that shape of
+/// weights); layers outside 1–12 and widths that are not a multiple of 4 in 32–1024 are
+/// refused before anything trains.
 #[test]
 fn train_layers_and_width_set_the_shape() {
     let out_dir = std::env::temp_dir().join(format!("attnscope-layers-{}", std::process::id()));
@@ -50,7 +50,7 @@ fn train_layers_and_width_set_the_shape() {
         "--layers",
         "1",
         "--width",
-        "40",
+        "36",
         "--minutes",
         "0.02",
     ];
@@ -60,12 +60,12 @@ fn train_layers_and_width_set_the_shape() {
     )
     .unwrap();
     assert_eq!((config.n_encoder_layers, config.n_decoder_layers), (1, 1));
-    assert_eq!((config.d_model, config.d_ff, config.n_heads), (40, 160, 4));
+    assert_eq!((config.d_model, config.d_ff, config.n_heads), (36, 144, 4));
     let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
     let loaded =
         attnscope::LoadedModel::load(folder.files(), &burn::tensor::Device::flex()).unwrap();
     assert_eq!(loaded.config.n_encoder_layers, 1);
-    assert_eq!(loaded.config.d_model, 40);
+    assert_eq!(loaded.config.d_model, 36);
     let _ = std::fs::remove_dir_all(&out_dir);
     let refused = [
         ("--layers", "0", ""),
@@ -258,6 +258,9 @@ fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
     let first_log = read("train_log.tsv");
     assert_eq!(first_log.lines().count(), 783, "a header and 782 steps");
 
+    // A run killed during epoch 2 leaves a log line after the checkpoint's step.
+    let killed = format!("{first_log}783\t1\t0.5\t0.001\t30.0\n");
+    std::fs::write(out_dir.join("train_log.tsv"), &killed).unwrap();
     let refused = run("40", "2");
     assert_eq!(refused.status.code(), Some(1));
     let err = String::from_utf8(refused.stderr).unwrap();
@@ -266,7 +269,11 @@ fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
                again";
     assert!(err.contains(why), "{err}");
     assert_eq!(state(), first);
-    assert_eq!(read("train_log.tsv"), first_log);
+    assert_eq!(
+        read("train_log.tsv"),
+        killed,
+        "refused before the log is cut back"
+    );
 
     assert_eq!(run("32", "2").status.code(), Some(0));
     let second = state();

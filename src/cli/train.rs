@@ -35,7 +35,8 @@ pub(super) struct TrainArgs {
     #[arg(long)]
     minutes: Option<f64>,
     /// Checkpoint after every epoch into OUT/checkpoint/, and resume from one found there
-    /// (refused, naming what differs, unless the model, training settings and data match).
+    /// (refused, naming what differs, unless the model, the training settings and the
+    /// tokenized training pairs are the same).
     #[arg(long)]
     resume: bool,
     /// Stop after this many epochs (with --resume: continue later where it stopped).

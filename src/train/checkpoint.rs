@@ -13,7 +13,7 @@ use crate::files::weights::{param_ids, replace_weights, save_weights, set_param_
 use crate::model::config::ModelConfig;
 use crate::model::Transformer;
 
-use super::TrainOptions;
+use super::{Example, TrainOptions};
 
 /// Where a checkpointed run stands at the start of an epoch (`state.json` in the checkpoint
 /// folder, next to `weights.safetensors` (F32) and `optimizer.bpk`).
@@ -31,8 +31,8 @@ pub struct CheckpointState {
     pub last_loss: Option<(usize, f32)>,
     /// Each parameter's id, by tensor name (the optimizer state is keyed by them).
     pub param_ids: BTreeMap<String, u64>,
-    /// The run's settings (`run_settings`; absent in checkpoints written before 2026-12-05,
-    /// which resume unchecked): a run with others does not resume from it.
+    /// The run's settings (`run_settings`; absent in older checkpoints, which resume
+    /// unchecked): a run with others does not resume from it.
     #[serde(default)]
     pub settings: Option<serde_json::Value>,
 }
@@ -106,41 +106,89 @@ const DESCRIPTIVE: [&str; 3] = ["name", "description", "example"];
 
 /// What a checkpoint resumes only with, as a JSON object: the model's config (less its
 /// descriptive fields), how it trains (seed, epochs, batch, learning rate, warm-up, label
-/// smoothing, threads) and how many training examples there are. Its numbers are read back
-/// from JSON text, as a checkpoint's are, so a float compares equal to itself.
+/// smoothing, threads), and the training examples (their count, and an FNV-1a hash of their
+/// token ids). Its numbers are read back from JSON text, as a checkpoint's are.
 pub fn run_settings(
     config: &ModelConfig,
-    examples: usize,
+    examples: &[Example],
     options: &TrainOptions,
 ) -> Result<serde_json::Value> {
     let json = |e: serde_json::Error| Error::Training(format!("run settings: {e}"));
-    let mut settings = serde_json::to_value(config).map_err(json)?;
-    let object = settings
-        .as_object_mut()
-        .ok_or(Error::Invariant("a model config is a JSON object"))?;
+    let serde_json::Value::Object(mut settings) = serde_json::to_value(config).map_err(json)?
+    else {
+        return Err(Error::Invariant("a model config is a JSON object"));
+    };
     for name in DESCRIPTIVE {
-        object.remove(name);
+        settings.remove(name);
     }
-    let training = serde_json::json!({
-        "seed": options.seed,
-        "epochs": options.epochs,
-        "batch_size": options.batch_size,
-        "learning_rate": options.learning_rate,
-        "warmup_steps": options.warmup_steps,
-        "label_smoothing": options.label_smoothing,
-        "threads": options.threads,
-        "training_examples": examples,
+    let training = [
+        ("seed", serde_json::json!(options.seed)),
+        ("epochs", serde_json::json!(options.epochs)),
+        ("batch_size", serde_json::json!(options.batch_size)),
+        ("learning_rate", serde_json::json!(options.learning_rate)),
+        ("warmup_steps", serde_json::json!(options.warmup_steps)),
+        (
+            "label_smoothing",
+            serde_json::json!(options.label_smoothing),
+        ),
+        ("threads", serde_json::json!(options.threads)),
+        ("training_examples", serde_json::json!(examples.len())),
+        (
+            "training_data",
+            serde_json::json!(format!("{:016x}", fnv1a(examples))),
+        ),
+    ];
+    for (name, value) in training {
+        if settings.insert(name.into(), value).is_some() {
+            return Err(Error::Invariant("a run setting has a config field's name"));
+        }
+    }
+    let text = serde_json::Value::Object(settings).to_string();
+    serde_json::from_str(&text).map_err(json)
+}
+
+/// FNV-1a (64 bits) over every example's source and target ids, each list ended by its length.
+fn fnv1a(examples: &[Example]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let ids = examples.iter().flat_map(|e| {
+        let ends = [e.src.len() as u32, e.tgt.len() as u32];
+        e.src
+            .iter()
+            .copied()
+            .chain([ends[0]])
+            .chain(e.tgt.iter().copied())
+            .chain([ends[1]])
     });
-    if let Some(training) = training.as_object() {
-        object.extend(training.clone());
+    for id in ids {
+        for byte in id.to_le_bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
     }
-    serde_json::from_str(&settings.to_string()).map_err(json)
+    hash
+}
+
+/// This run's settings (`run_settings`) and the checkpoint in `options.checkpoints` to resume
+/// from, if there is one; refused when the checkpoint's settings differ.
+pub(super) fn resume_point(
+    config: &ModelConfig,
+    examples: &[Example],
+    options: &TrainOptions,
+) -> Result<(serde_json::Value, Option<CheckpointState>)> {
+    let settings = run_settings(config, examples, options)?;
+    let Some(dir) = &options.checkpoints else {
+        return Ok((settings, None));
+    };
+    let resumed = read_checkpoint(dir)?;
+    if let Some(state) = &resumed {
+        check_resumable(dir, state, &settings)?;
+    }
+    Ok((settings, resumed))
 }
 
 /// Refuse to resume from the checkpoint in `dir` (at `state`) a run whose `settings` differ
 /// from the checkpoint's, naming each difference (`d_model 32 → 40`); a checkpoint without
 /// settings (written before they were kept) passes.
-pub fn check_resumable(
+fn check_resumable(
     dir: &Path,
     state: &CheckpointState,
     settings: &serde_json::Value,
@@ -148,7 +196,7 @@ pub fn check_resumable(
     let Some(saved) = &state.settings else {
         return Ok(());
     };
-    let changed = changed_settings(saved, settings)?;
+    let changed = changed_settings(saved, settings).map_err(|e| checkpoint_error(dir, e))?;
     if changed.is_empty() {
         return Ok(());
     }
@@ -185,20 +233,29 @@ fn changed_settings(saved: &serde_json::Value, run: &serde_json::Value) -> Resul
 mod tests {
     use super::*;
 
-    fn options(dropout_seed: u64) -> TrainOptions {
+    fn options(seed: u64) -> TrainOptions {
         TrainOptions {
             epochs: 30,
             batch_size: 64,
             learning_rate: 1e-3,
             warmup_steps: 1000,
             label_smoothing: 0.1,
-            seed: dropout_seed,
+            seed,
             time_limit: None,
             progress: false,
             checkpoints: None,
             stop_after_epochs: None,
             threads: 2,
         }
+    }
+
+    /// `n` examples, the first with source id `first`.
+    fn examples(n: u32, first: u32) -> Vec<Example> {
+        let example = |i: u32| Example {
+            src: vec![if i == 0 { first } else { 4 + i }, 3],
+            tgt: vec![2, 5, 3],
+        };
+        (0..n).map(example).collect()
     }
 
     fn state(settings: Option<serde_json::Value>) -> CheckpointState {
@@ -217,36 +274,45 @@ mod tests {
         serde_json::from_str(&serde_json::to_string_pretty(&state).unwrap()).unwrap()
     }
 
-    /// The same settings resume, floats included (0.1 as f32, 1e-3, dropout 0.1); a
-    /// descriptive field may change; a changed seed, a set optional field, another dropout
-    /// and another number of examples are each named; a checkpoint without settings passes.
+    /// Whether a run with `settings` resumes from `saved`, or the differences it is refused
+    /// with.
+    fn resume(saved: &CheckpointState, settings: &serde_json::Value) -> Option<String> {
+        let dir = Path::new("ck");
+        check_resumable(dir, saved, settings)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    /// The same settings resume; a reworded description resumes; a changed dropout, a set
+    /// optional field, another seed, and other examples (one id, or one more) are each named;
+    /// a checkpoint without settings passes.
     #[test]
     fn only_the_same_settings_resume() {
-        let dir = Path::new("ck");
         let config = ModelConfig::zh_en(100, 200);
-        let saved = state(Some(run_settings(&config, 500, &options(43)).unwrap()));
-        assert!(check_resumable(
-            dir,
-            &saved,
-            &run_settings(&config, 500, &options(43)).unwrap()
-        )
-        .is_ok());
+        let same = run_settings(&config, &examples(500, 4), &options(43)).unwrap();
+        let saved = state(Some(same.clone()));
+        assert_eq!(resume(&saved, &same), None);
         let mut reworded = config.clone();
         reworded.description = "another wording".into();
-        assert!(check_resumable(
-            dir,
-            &saved,
-            &run_settings(&reworded, 500, &options(43)).unwrap()
-        )
-        .is_ok());
+        let run = run_settings(&reworded, &examples(500, 4), &options(43)).unwrap();
+        assert_eq!(resume(&saved, &run), None);
+        let hash = |settings: &serde_json::Value| settings["training_data"].to_string();
+        let one_id = run_settings(&config, &examples(500, 9), &options(43)).unwrap();
+        let err = resume(&saved, &one_id).unwrap();
+        let differ = format!("(training_data {} → {});", hash(&same), hash(&one_id));
+        assert!(err.contains(&differ), "{err}");
         let mut changed = config.clone();
         changed.n_decoder_heads = Some(8);
         changed.dropout = 0.2;
-        let run = run_settings(&changed, 501, &options(42)).unwrap();
-        let err = check_resumable(dir, &saved, &run).unwrap_err().to_string();
-        let differ = "(dropout 0.1 → 0.2, n_decoder_heads null → 8, seed 43 → 42, \
-                      training_examples 500 → 501)";
-        assert!(err.contains(differ), "{err}");
-        assert!(check_resumable(dir, &state(None), &run).is_ok());
+        let run = run_settings(&changed, &examples(501, 4), &options(42)).unwrap();
+        let err = resume(&saved, &run).unwrap();
+        let differ = format!(
+            "(dropout 0.1 → 0.2, n_decoder_heads null → 8, seed 43 → 42, training_data {} → {}, \
+             training_examples 500 → 501)",
+            hash(&same),
+            hash(&run)
+        );
+        assert!(err.contains(&differ), "{err}");
+        assert_eq!(resume(&state(None), &run), None);
     }
 }

@@ -22,7 +22,7 @@ mod recorder;
 pub mod recording;
 pub mod sets;
 
-pub use checkpoint::{check_resumable, read_checkpoint, run_settings, CheckpointState};
+pub use checkpoint::{read_checkpoint, CheckpointState};
 pub use examples::{tokenize_pairs, Example};
 
 use std::io::Write;
@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::model::config::ModelConfig;
 use crate::model::Transformer;
 use crate::session::sampling::Rng;
-use checkpoint::{restore, write_checkpoint};
+use checkpoint::{restore, resume_point, write_checkpoint};
 use examples::{make_batches, padded};
 
 /// How to train.
@@ -139,10 +139,9 @@ pub fn is_snapshot_step(step: usize) -> bool {
 ///
 /// With `options.checkpoints`, a checkpoint is written after every epoch, and a run that finds
 /// one there resumes from it (refused when the checkpoint's `run_settings` differ from this
-/// run's): `log` then only gets the lines after the checkpoint's step. A
-/// resumed run ends exactly as an uninterrupted one (the dropout generator is re-seeded from
-/// the seed and the epoch at every epoch start). A resumed run hands out the snapshots after its
-/// checkpoint.
+/// run's): `log` then only gets the lines after the checkpoint's step. A resumed run ends
+/// exactly as an uninterrupted one (the dropout generator is re-seeded from the seed and the
+/// epoch at every epoch start). A resumed run hands out the snapshots after its checkpoint.
 pub fn train(
     config: &ModelConfig,
     examples: &[Example],
@@ -162,14 +161,7 @@ pub fn train(
         .with_beta_2(0.98)
         .with_epsilon(1e-9)
         .init();
-    let settings = run_settings(config, examples.len(), options)?;
-    let resumed = match &options.checkpoints {
-        Some(dir) => read_checkpoint(dir)?,
-        None => None,
-    };
-    if let (Some(state), Some(dir)) = (&resumed, &options.checkpoints) {
-        check_resumable(dir, state, &settings)?;
-    }
+    let (settings, resumed) = resume_point(config, examples, options)?;
     let steps_per_epoch = examples.len().div_ceil(options.batch_size.max(1));
     let total = steps_per_epoch * options.epochs;
     let bar = progress_bar(options.progress, total)?;

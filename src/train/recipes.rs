@@ -18,7 +18,7 @@ use super::sets::{
     date_sets, date_train, translation_data_with, Heldout, TranslationData, DATE_TRAIN_SIZE,
     GENERATED_SENTENCES,
 };
-use super::{check_resumable, read_checkpoint, run_settings, tokenize_pairs, train, TrainOptions};
+use super::{resume_point, tokenize_pairs, train, TrainOptions};
 use crate::error::{Error, Result};
 use crate::files::folder::{write, ModelFolder};
 use crate::files::weights::save_weights;
@@ -357,14 +357,8 @@ fn build(
         heldout.iter().map(|h| h.pairs.len()).sum::<usize>()
     );
     // A resumed run keeps the log lines before its checkpoint and appends the rest.
-    let resumed = match &options.checkpoints {
-        Some(dir) => read_checkpoint(dir)?,
-        None => None,
-    };
-    // Refused before the loss log is cut back to the checkpoint's step.
-    if let (Some(state), Some(dir)) = (&resumed, &options.checkpoints) {
-        check_resumable(dir, state, &run_settings(config, examples.len(), options)?)?;
-    }
+    // Refused here, before the loss log is cut back to the checkpoint's step, if at all.
+    let (_, resumed) = resume_point(config, &examples, options)?;
     let before = resumed.as_ref().map_or(0.0, |state| state.seconds);
     let mut log = open_log(out, resumed.as_ref().map(|state| state.step))?;
     let started = Instant::now();
