@@ -34,6 +34,14 @@ fn train_refuses_a_dropout_that_is_not_a_probability() {
     assert!(!std::path::Path::new("/tmp/attnscope-dropout").exists());
 }
 
+/// `train date-iso --out DIR --layers 1 --width WIDTH`, then `more`.
+fn one_layer_date_iso<'a>(dir: &'a str, width: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    let args = [
+        "train", "date-iso", "--out", dir, "--layers", "1", "--width", width,
+    ];
+    [&args[..], more].concat()
+}
+
 /// `train --layers N --width W` gives both stacks N layers of d_model W and d_ff 4 W (36: 4
 /// heads of 9; a date-iso run cut short by `--minutes`, whose folder loads with that shape of
 /// weights); layers outside 1–12 and widths that are not a multiple of 4 in 32–1024 are
@@ -42,18 +50,7 @@ fn train_refuses_a_dropout_that_is_not_a_probability() {
 fn train_layers_and_width_set_the_shape() {
     let out_dir = std::env::temp_dir().join(format!("attnscope-layers-{}", std::process::id()));
     let dir = out_dir.to_str().unwrap();
-    let args = [
-        "train",
-        "date-iso",
-        "--out",
-        dir,
-        "--layers",
-        "1",
-        "--width",
-        "36",
-        "--minutes",
-        "0.02",
-    ];
+    let args = one_layer_date_iso(dir, "36", &["--minutes", "0.02"]);
     common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
     let config = attnscope::ModelConfig::from_json(
         &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
@@ -229,19 +226,7 @@ fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
     let dir = out_dir.to_str().unwrap();
     let _ = std::fs::remove_dir_all(&out_dir);
     let run = |width: &str, epochs: &str| {
-        let args = [
-            "train",
-            "date-iso",
-            "--out",
-            dir,
-            "--layers",
-            "1",
-            "--width",
-            width,
-            "--resume",
-            "--stop-after-epochs",
-            epochs,
-        ];
+        let args = one_layer_date_iso(dir, width, &["--resume", "--stop-after-epochs", epochs]);
         common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args)
     };
     let read = |name: &str| std::fs::read_to_string(out_dir.join(name)).unwrap();
