@@ -1,5 +1,5 @@
 // The budgets this bench holds the page and its engine to (issue 26), as one table for
-// benches/RESULTS.md and the README (benches/tables.mjs renders it):
+// benches/RESULTS.md and docs/benchmarks.md (benches/tables.mjs renders it):
 //   - ratios against onnxruntime in the same page or the same run, from results.json's records;
 //     "met" when every run's ratio is within the budget, with the median and the range over runs;
 //   - the page's own figures (results.json's `page`, gathered here from benches/out: the real

@@ -13,7 +13,8 @@
 // src_tokens, out_tokens, median_ms, p95_ms, runs (samples), run (which page load or process).
 //
 // Render: each block below replaces what is between `<!-- results:NAME -->` and
-// `<!-- /results:NAME -->` in benches/RESULTS.md; a missing marker pair is an error.
+// `<!-- /results:NAME -->` in benches/RESULTS.md (and the budgets block in docs/benchmarks.md);
+// a missing marker pair is an error.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -44,7 +45,7 @@ import {
 const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(root, 'benches/out');
 const RESULTS_MD = join(root, 'benches/RESULTS.md');
-const README_MD = join(root, 'README.md');
+const BENCHMARKS_MD = join(root, 'docs/benchmarks.md');
 
 // ---------------------------------------------------------------- collect
 
@@ -365,10 +366,10 @@ const BLOCKS = {
   sweep: ({ results, fig }) => sweepBlock(results, fig),
 };
 
-// The README's benchmark summary: the same budget table, so the README cannot drift either.
-const README_BLOCKS = {
+// docs/benchmarks.md's summary: the same budget table, so that page cannot drift either.
+const BENCHMARKS_BLOCKS = {
   budgets: ({ results, fig }) =>
-    `${budgetsBlock(fig, results.page)}\n\nFrom \`benches/out/results.json\` (${results.generated.slice(0, 10)}, commit \`${results.commit}\`); the conditions, the other tables and what each missed budget is made of: [benches/RESULTS.md](benches/RESULTS.md).`,
+    `${budgetsBlock(fig, results.page)}\n\nFrom \`benches/out/results.json\` (${results.generated.slice(0, 10)}, commit \`${results.commit}\`); the conditions, the other tables and what each missed budget is made of: [benches/RESULTS.md](../benches/RESULTS.md).`,
 };
 
 function renderInto(file, blocks, context) {
@@ -387,7 +388,7 @@ function renderInto(file, blocks, context) {
 function render(results) {
   const context = { results, fig: figures(results) };
   renderInto(RESULTS_MD, BLOCKS, context);
-  renderInto(README_MD, README_BLOCKS, context);
+  renderInto(BENCHMARKS_MD, BENCHMARKS_BLOCKS, context);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -395,6 +396,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const results = from >= 0 ? JSON.parse(readFileSync(process.argv[from + 1], 'utf8')) : collect();
   render(results);
   console.log(
-    `benches/RESULTS.md: ${Object.keys(BLOCKS).length} blocks, README.md: ${Object.keys(README_BLOCKS).length}, from ${results.records.length} records`,
+    `benches/RESULTS.md: ${Object.keys(BLOCKS).length} blocks, docs/benchmarks.md: ${Object.keys(BENCHMARKS_BLOCKS).length}, from ${results.records.length} records`,
   );
 }

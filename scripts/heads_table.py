@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The README's roles table for a model, from its heads.json (`attnscope heads --json`).
+"""The roles table of docs/heads.md for a model, from its heads.json (`attnscope heads --json`).
 
-    python3 scripts/heads_table.py [MODEL]           # print the Markdown table (default en-zh)
-    python3 scripts/heads_table.py --check README.md # fail if the README's table is not this one
+    python3 scripts/heads_table.py [MODEL]                 # print the Markdown table (default en-zh)
+    python3 scripts/heads_table.py --check [docs/heads.md] # fail if that page's table is not this one
 
 One row per head, the most important first: its held-out importance (mean fall of the output's
 total log-probability with the head alone off), the share of sentences it hurts, the roles it
@@ -16,6 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN = "<!-- heads-table en-zh: scripts/heads_table.py writes it -->"
 END = "<!-- /heads-table -->"
 KINDS = {"encoderSelf": "encoder", "decoderSelf": "decoder", "cross": "cross"}
+PAGE = "docs/heads.md"
 
 
 def describe(score):
@@ -41,15 +42,16 @@ def table(model="en-zh"):
 
 
 def main():
-    if len(sys.argv) > 2 and sys.argv[1] == "--check":
-        text = (ROOT / sys.argv[2]).read_text()
+    if len(sys.argv) > 1 and sys.argv[1] == "--check":
+        page = sys.argv[2] if len(sys.argv) > 2 else PAGE
+        text = (ROOT / page).read_text()
         start, end = text.find(BEGIN), text.find(END)
         if start < 0 or end < 0:
-            sys.exit(f"{sys.argv[2]}: no heads table between {BEGIN} and {END}")
+            sys.exit(f"{page}: no heads table between {BEGIN} and {END}")
         shown = text[start + len(BEGIN):end].strip()
         if shown != table():
-            sys.exit(f"{sys.argv[2]}: the heads table is not models/en-zh/heads.json's; run scripts/heads_table.py")
-        print("the README's heads table is models/en-zh/heads.json's")
+            sys.exit(f"{page}: the heads table is not models/en-zh/heads.json's; run scripts/heads_table.py")
+        print(f"{page}'s heads table is models/en-zh/heads.json's")
         return
     print(table(sys.argv[1] if len(sys.argv) > 1 else "en-zh"))
 

@@ -148,19 +148,23 @@ pub fn assert_close(what: &str, a: &[f32], b: &[f32], tolerance: f32) {
     );
 }
 
-/// The backticked names in the first cell of each row of the README table after `table`, within
-/// the README section headed `section` (e.g. `### Trace JSON`).
+/// The page that documents the JSON formats: the Trace and Journey JSON tables.
+pub const JSON_DOCS: &str = "docs/json.md";
+
+/// The backticked names in the first cell of each row of the table after `table`, within the
+/// section of `JSON_DOCS` whose heading starts with `section`'s words, at any heading level
+/// (`### Trace JSON` finds `## Trace JSON`).
 pub fn readme_table_fields(section: &str, table: &str) -> BTreeSet<String> {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = readme
-        .split(section)
-        .nth(1)
-        .unwrap_or_else(|| panic!("README has a {section} section"));
-    let section = section.split("\n#").next().unwrap();
+    let docs = std::fs::read_to_string(repo().join(JSON_DOCS)).unwrap();
+    let name = section.trim_start_matches('#').trim();
+    let section = docs
+        .split("\n#")
+        .find(|part| part.trim_start_matches('#').trim_start().starts_with(name))
+        .unwrap_or_else(|| panic!("{JSON_DOCS} has a {name} section"));
     section
         .split(table)
         .nth(1)
-        .unwrap_or_else(|| panic!("README's section has the table after {table}"))
+        .unwrap_or_else(|| panic!("{JSON_DOCS}'s {name} section has the table after {table}"))
         .lines()
         .skip_while(|line| !line.starts_with('|'))
         .take_while(|line| line.starts_with('|'))
