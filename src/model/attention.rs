@@ -1,6 +1,7 @@
 //! Multi-head attention, the one block every attention view reads: it returns its per-head
 //! weights (and, when probed, its raw scores QKᵀ) instead of stashing them in the module.
 
+use burn::config::Config;
 use burn::module::Module;
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::tensor::activation::softmax;
@@ -9,6 +10,7 @@ use serde::Serialize;
 
 use super::config::ModelConfig;
 use super::dropout;
+use super::masks::Mask;
 use super::packed::{project, PackedAttention};
 
 /// The three kinds of attention in an encoder-decoder Transformer, in the order they are listed.
@@ -88,12 +90,136 @@ pub struct AttentionOutput {
     pub context: Tensor<3>,
     /// softmax(mask(QKᵀ/√d_k)): `[batch, heads, q_len, k_len]`.
     pub weights: Tensor<4>,
-    /// QKᵀ before scaling and masking, kept only when probed: `[batch, heads, q_len, k_len]`.
+    /// QKᵀ before scaling and masking, kept only when asked: `[batch, heads, q_len, k_len]`.
     pub raw_scores: Option<Tensor<4>>,
 }
 
+/// One attention block's settings, in the shape of burn's `MultiHeadAttentionConfig`:
+/// `AttentionConfig::new(d_model, n_heads).with_dropout(0.1).init(&device)`.
+#[derive(Config, Debug)]
+pub struct AttentionConfig {
+    /// Width of the block's input and output (split evenly into the heads).
+    pub d_model: usize,
+    /// Number of heads; each sees `d_k = d_model / n_heads` dimensions.
+    pub n_heads: usize,
+    /// Dropout on the attention weights while training.
+    #[config(default = 0.1)]
+    pub dropout: f64,
+    /// Biases on the four projections (Marian has them; the paper's sketch does not).
+    #[config(default = false)]
+    pub bias: bool,
+    /// The score a hidden key gets before the softmax (a large negative number, not -∞, so a
+    /// row with every key hidden stays finite).
+    #[config(default = -1.0e9)]
+    pub mask_value: f64,
+    /// Divide the scores by √d_k, as the paper does. Without it the dot products grow with d_k,
+    /// the softmax saturates and learning stalls: off only to show that happening.
+    #[config(default = true)]
+    pub scaled: bool,
+    /// Hide every later key from each query (the decoder's self-attention). The block applies
+    /// the mask itself, on top of any mask its input brings.
+    #[config(default = false)]
+    pub causal: bool,
+}
+
+impl AttentionConfig {
+    /// The settings `config` gives a block of `n_heads` heads (not causal: the decoder's
+    /// self-attention sets that).
+    pub fn from_model(config: &ModelConfig, n_heads: usize) -> Self {
+        Self::new(config.d_model, n_heads)
+            .with_dropout(config.dropout)
+            .with_bias(config.attention_bias)
+            .with_mask_value(config.mask_value)
+    }
+
+    /// A randomly initialised block (Xavier-uniform projections).
+    pub fn init(&self, device: &Device) -> MultiHeadAttention {
+        let linear = || {
+            LinearConfig::new(self.d_model, self.d_model)
+                .with_bias(self.bias)
+                .with_initializer(Initializer::XavierUniform { gain: 1.0 })
+                .init(device)
+        };
+        MultiHeadAttention {
+            w_q: linear(),
+            w_k: linear(),
+            w_v: linear(),
+            w_o: linear(),
+            dropout: DropoutConfig::new(self.dropout).init(),
+            n_heads: self.n_heads,
+            d_k: self.d_model / self.n_heads.max(1),
+            mask_value: self.mask_value,
+            scaled: self.scaled,
+            causal: self.causal,
+        }
+    }
+}
+
+/// What one attention call reads, built like burn's `MhaInput`:
+/// `AttentionInput::self_attn(x).mask(m).cache(slot)` or `AttentionInput::cross(q, &memory)`.
+///
+/// # Shapes
+/// `query: [batch, q_len, d_model]`; keys and values `[batch, heads, k_len, d_k]`; `mask` is
+/// true where a key must not be seen and broadcasts over `[batch, heads, q_len, k_len]`.
+pub struct AttentionInput<'a> {
+    query: Tensor<3>,
+    memory: Option<&'a KeyValue>,
+    mask: Option<Tensor<4, Bool>>,
+    cache: Option<&'a mut Option<KeyValue>>,
+    keep_scores: bool,
+    packed: Option<&'a PackedAttention>,
+}
+
+impl<'a> AttentionInput<'a> {
+    /// Self-attention: queries, keys and values all projected from `x`.
+    pub fn self_attn(x: Tensor<3>) -> Self {
+        Self {
+            query: x,
+            memory: None,
+            mask: None,
+            cache: None,
+            keep_scores: false,
+            packed: None,
+        }
+    }
+
+    /// Queries from `query`, keys and values already projected: the encoder's memory in
+    /// cross-attention (see [`MultiHeadAttention::project_key_value`]), or any block's own.
+    pub fn cross(query: Tensor<3>, memory: &'a KeyValue) -> Self {
+        Self {
+            memory: Some(memory),
+            ..Self::self_attn(query)
+        }
+    }
+
+    /// Hide keys (the padding mask, or a causal mask brought from outside).
+    pub fn mask(mut self, mask: Option<Tensor<4, Bool>>) -> Self {
+        self.mask = mask;
+        self
+    }
+
+    /// Decode step by step: append this call's keys and values to `slot` and attend to all
+    /// (self-attention only; cross-attention's memory does not grow).
+    pub fn cache(mut self, slot: Option<&'a mut Option<KeyValue>>) -> Self {
+        self.cache = slot;
+        self
+    }
+
+    /// Keep the raw scores QKᵀ (for the head-stages view and the journey).
+    pub fn keep_scores(mut self, keep: bool) -> Self {
+        self.keep_scores = keep;
+        self
+    }
+
+    /// Project through packed copies of the block's weights (the CPU).
+    pub fn packed(mut self, packed: Option<&'a PackedAttention>) -> Self {
+        self.packed = packed;
+        self
+    }
+}
+
 /// Multi-head attention with four projections `w_q, w_k, w_v, w_o` (bias-free unless the config
-/// asks for biases).
+/// asks for biases). Built by [`AttentionConfig::init`].
 #[derive(Module, Debug)]
 pub struct MultiHeadAttention {
     /// Query projection, `[d_model, d_model]`.
@@ -108,32 +234,28 @@ pub struct MultiHeadAttention {
     n_heads: usize,
     d_k: usize,
     mask_value: f64,
+    scaled: bool,
+    causal: bool,
 }
 
 impl MultiHeadAttention {
-    /// A randomly initialised block with `n_heads` heads (Xavier-uniform projections).
-    pub fn new(config: &ModelConfig, n_heads: usize, device: &Device) -> Self {
-        let linear = || {
-            LinearConfig::new(config.d_model, config.d_model)
-                .with_bias(config.attention_bias)
-                .with_initializer(Initializer::XavierUniform { gain: 1.0 })
-                .init(device)
-        };
-        Self {
-            w_q: linear(),
-            w_k: linear(),
-            w_v: linear(),
-            w_o: linear(),
-            dropout: DropoutConfig::new(config.dropout).init(),
-            n_heads,
-            d_k: config.d_model / n_heads.max(1),
-            mask_value: config.mask_value,
-        }
-    }
-
     /// Number of heads.
     pub fn n_heads(&self) -> usize {
         self.n_heads
+    }
+
+    /// The raw scores QKᵀ scaled as this block scales them: ÷√d_k, or unchanged when the
+    /// config turned scaling off.
+    ///
+    /// # Shapes
+    /// `[batch, heads, q_len, k_len]` → the same.
+    pub fn scale_scores(&self, raw: Tensor<4>) -> Tensor<4> {
+        if self.scaled {
+            // Without the 1/√d_k the dot products grow with d_k and softmax saturates.
+            raw.div_scalar((self.d_k as f32).sqrt())
+        } else {
+            raw
+        }
     }
 
     /// `[batch, len, d_model]` → `[batch, heads, len, d_k]`.
@@ -143,45 +265,57 @@ impl MultiHeadAttention {
             .swap_dims(1, 2)
     }
 
-    /// Project keys and values once, e.g. the encoder output for every decoding step.
+    /// Project keys and values once, e.g. the encoder output for every decoding step, through
+    /// packed copies of `w_k` and `w_v` where given.
     ///
     /// # Shapes
     /// `x: [batch, k_len, d_model]` → keys and values `[batch, heads, k_len, d_k]`.
-    pub fn project_key_value(&self, x: Tensor<3>) -> KeyValue {
-        self.project_key_value_with(x, None)
-    }
-
-    /// [`Self::project_key_value`], through packed copies of `w_k` and `w_v` where given.
-    pub fn project_key_value_with(
-        &self,
-        x: Tensor<3>,
-        packed: Option<&PackedAttention>,
-    ) -> KeyValue {
+    pub fn project_key_value(&self, x: Tensor<3>, packed: Option<&PackedAttention>) -> KeyValue {
         KeyValue {
             keys: self.split_heads(project(&self.w_k, packed.map(|p| &p.w_k), x.clone())),
             values: self.split_heads(project(&self.w_v, packed.map(|p| &p.w_v), x)),
         }
     }
 
-    /// Attend from `query_input` to already projected keys and values.
-    ///
-    /// `mask` is true where a key must not be seen; it broadcasts over `[batch, heads, q_len, k_len]`.
+    /// The one way into attention: project what `input` does not bring, attend, and return the
+    /// context with the per-head weights (and the raw scores when asked).
     ///
     /// # Shapes
-    /// `query_input: [batch, q_len, d_model]`, `kv: [batch, heads, k_len, d_k]`
-    /// → context `[batch, q_len, d_model]`, weights `[batch, heads, q_len, k_len]`.
-    pub fn attend(
-        &self,
-        query_input: Tensor<3>,
-        kv: &KeyValue,
-        mask: Option<Tensor<4, Bool>>,
-        keep_raw_scores: bool,
-    ) -> AttentionOutput {
-        self.attend_with(query_input, kv, mask, keep_raw_scores, None)
+    /// `input.query: [batch, q_len, d_model]` → context `[batch, q_len, d_model]`, weights
+    /// `[batch, heads, q_len, k_len]`.
+    pub fn forward(&self, input: AttentionInput<'_>) -> AttentionOutput {
+        let AttentionInput {
+            query,
+            memory,
+            mask,
+            cache,
+            keep_scores,
+            packed,
+        } = input;
+        let owned;
+        let kv = match memory {
+            Some(memory) => memory,
+            None => {
+                let new_kv = self.project_key_value(query.clone(), packed);
+                owned = match cache {
+                    Some(slot) => {
+                        let grown = match slot.take() {
+                            Some(previous) => previous.append(new_kv),
+                            None => new_kv,
+                        };
+                        *slot = Some(grown.clone());
+                        grown
+                    }
+                    None => new_kv,
+                };
+                &owned
+            }
+        };
+        self.attend(query, kv, mask, keep_scores, packed)
     }
 
-    /// [`Self::attend`], through packed copies of `w_q` and `w_o` where given.
-    pub fn attend_with(
+    /// softmax(mask(QKᵀ/√d_k))·V for already projected keys and values.
+    fn attend(
         &self,
         query_input: Tensor<3>,
         kv: &KeyValue,
@@ -191,10 +325,14 @@ impl MultiHeadAttention {
     ) -> AttentionOutput {
         let query = self.split_heads(project(&self.w_q, packed.map(|p| &p.w_q), query_input)); // [batch, heads, q_len, d_k]
         let raw = query.matmul(kv.keys.clone().swap_dims(2, 3)); // [batch, heads, q_len, k_len]
-                                                                 // Without the 1/√d_k the dot products grow with d_k and softmax saturates.
-        let mut scores = raw.clone().div_scalar((self.d_k as f32).sqrt());
+        let mut scores = self.scale_scores(raw.clone());
         if let Some(mask) = mask {
             scores = scores.mask_fill(mask, self.mask_value);
+        }
+        let [_, _, q_len, k_len] = scores.dims();
+        if self.causal && q_len > 1 {
+            let causal = Mask::causal_keys(q_len, k_len).to_tensor(&scores.device()); // [1, 1, q_len, k_len]
+            scores = scores.mask_fill(causal, self.mask_value);
         }
         let weights = softmax(scores, 3); // [batch, heads, q_len, k_len]
         let heads = dropout::apply(&self.dropout, weights.clone()).matmul(kv.values.clone()); // [batch, heads, q_len, d_k]
@@ -206,31 +344,49 @@ impl MultiHeadAttention {
             raw_scores: keep_raw_scores.then_some(raw),
         }
     }
+}
 
-    /// Project `key_value_input` and attend to it.
-    ///
-    /// # Shapes
-    /// `query_input: [batch, q_len, d_model]`, `key_value_input: [batch, k_len, d_model]`.
-    pub fn forward(
-        &self,
-        query_input: Tensor<3>,
-        key_value_input: Tensor<3>,
-        mask: Option<Tensor<4, Bool>>,
-        keep_raw_scores: bool,
-    ) -> AttentionOutput {
-        self.forward_with(query_input, key_value_input, mask, keep_raw_scores, None)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(data: Tensor<4>) -> Vec<f32> {
+        data.into_data().try_to_vec::<f32>().unwrap_or_default()
     }
 
-    /// [`Self::forward`], through packed copies of the projections where given.
-    pub fn forward_with(
-        &self,
-        query_input: Tensor<3>,
-        key_value_input: Tensor<3>,
-        mask: Option<Tensor<4, Bool>>,
-        keep_raw_scores: bool,
-        packed: Option<&PackedAttention>,
-    ) -> AttentionOutput {
-        let kv = self.project_key_value_with(key_value_input, packed);
-        self.attend_with(query_input, &kv, mask, keep_raw_scores, packed)
+    /// Weights from a block with the given switches, over four random tokens.
+    fn run(scaled: bool, causal: bool) -> (Vec<f32>, Vec<f32>) {
+        let device = Device::flex();
+        let config = AttentionConfig::new(8, 2)
+            .with_dropout(0.0)
+            .with_scaled(scaled)
+            .with_causal(causal);
+        let block = config.init(&device);
+        let x = Tensor::<3>::random([1, 4, 8], burn::tensor::Distribution::Default, &device);
+        let out = block.forward(AttentionInput::self_attn(x).keep_scores(true));
+        let raw = out.raw_scores.map(values).unwrap_or_default();
+        (values(out.weights), raw)
+    }
+
+    #[test]
+    fn unscaled_weights_are_the_softmax_of_the_raw_scores() {
+        let (weights, raw) = run(false, false);
+        for (row, raw_row) in weights.chunks(4).zip(raw.chunks(4)) {
+            let total: f32 = raw_row.iter().map(|s| s.exp()).sum();
+            for (w, s) in row.iter().zip(raw_row) {
+                assert!((w - s.exp() / total).abs() < 1e-6, "{w} against {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_causal_block_hides_exactly_the_later_keys() {
+        let (weights, _) = run(true, true);
+        for (index, w) in weights.iter().enumerate() {
+            let (query, key) = ((index / 4) % 4, index % 4);
+            assert_eq!(*w == 0.0, key > query, "query {query}, key {key}: {w}");
+        }
+        let (open, _) = run(true, false);
+        assert!(open.iter().all(|&w| w > 0.0));
     }
 }

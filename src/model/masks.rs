@@ -26,10 +26,20 @@ impl Mask {
     /// The causal mask over `len` decoder positions: position `q` may not see any `k > q`, so
     /// a decoder trained on whole sentences cannot peek at the token it must predict.
     pub fn causal(len: usize) -> Self {
-        let hidden = (0..len * len).map(|i| i % len > i / len).collect();
+        Self::causal_keys(len, len)
+    }
+
+    /// The causal mask of the last `queries` positions of a prefix of `keys` positions (the
+    /// earlier ones' keys come from a cache): query `q` sits at `keys - queries + q` and may not
+    /// see any later key. With `queries == keys` it is [`Mask::causal`].
+    pub fn causal_keys(queries: usize, keys: usize) -> Self {
+        let offset = keys.saturating_sub(queries);
+        let hidden = (0..queries * keys)
+            .map(|i| i % keys > offset + i / keys)
+            .collect();
         Self {
-            rows: len,
-            cols: len,
+            rows: queries,
+            cols: keys,
             hidden: Flags(hidden),
         }
     }
@@ -89,6 +99,17 @@ mod tests {
                 assert_eq!(mask.hides(q, k), hidden, "query {q}, key {k}");
             }
         }
+    }
+
+    #[test]
+    fn causal_keys_offsets_the_queries_to_the_end_of_the_prefix() {
+        // Two new queries at positions 2 and 3 of a four-key prefix.
+        let mask = Mask::causal_keys(2, 4);
+        assert_eq!(
+            mask.expand(2),
+            [false, false, false, true, false, false, false, false]
+        );
+        assert_eq!(Mask::causal_keys(3, 3), Mask::causal(3));
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod ablation;
 mod attention;
 pub mod config;
+mod decoder;
 pub mod dropout;
 pub mod generation;
 mod layers;
@@ -16,12 +17,15 @@ pub mod masks;
 pub mod packed;
 pub mod positional;
 mod presets;
+mod sublayers;
 mod validate;
 
-pub use attention::{AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention, Probe};
-pub use layers::{
-    DecoderInput, DecoderLayer, DecoderLayerAttention, EncoderLayer, FeedForward, Residual,
+pub use attention::{
+    AttentionConfig, AttentionInput, AttentionKind, AttentionOutput, KeyValue, MultiHeadAttention,
+    Probe,
 };
+pub use layers::{DecoderInput, DecoderLayer, DecoderLayerAttention, EncoderLayer};
+pub use sublayers::{FeedForward, FeedForwardConfig, Residual, ResidualConfig};
 
 use burn::module::Module;
 use burn::nn::{
@@ -31,8 +35,7 @@ use burn::nn::{
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
 use config::ModelConfig;
-use masks::Mask;
-use packed::{project, project_tied, PackedLinear, PackedWeights};
+use packed::PackedWeights;
 use positional::PositionalTable;
 
 /// Encoder and decoder stacks with embeddings, positional encoding and the output projection.
@@ -264,180 +267,6 @@ impl Transformer {
         let (_, attention, _) = self.run_encoder(src, Some(probe), layer + 1, None);
         last_of(attention, layer + 1)
     }
-
-    /// The decoder over a whole target prefix (causal mask), up to and including `probe.layer`,
-    /// with that layer's raw scores of `probe.kind` kept, reading the cross-attention keys and
-    /// values already projected (`cross`, one per layer). The same numbers as [`Self::decode`]'s
-    /// for that layer, without the layers above it, the final norm and the vocabulary
-    /// projection. `None` when the decoder has no such layer.
-    ///
-    /// # Shapes
-    /// `tgt: [batch, tgt_len]`, `padding_mask: [batch, 1, 1, src_len]`.
-    pub fn decode_through(
-        &self,
-        tgt: Tensor<2, Int>,
-        cross: &[KeyValue],
-        padding_mask: &Tensor<4, Bool>,
-        probe: Probe,
-    ) -> Option<DecoderLayerAttention> {
-        let layers = probe.layer + 1;
-        let (_, attention) = self.run_prefix(tgt, cross, padding_mask, Some(probe), layers);
-        last_of(attention, layers)
-    }
-
-    /// The encoder output projected into each decoder layer's cross-attention keys and values.
-    pub fn cross_key_values(&self, memory: Tensor<3>) -> Vec<KeyValue> {
-        self.cross_key_values_packed(memory, None)
-    }
-
-    /// [`Self::cross_key_values`], through packed copies of the weights where given (the CPU).
-    pub fn cross_key_values_packed(
-        &self,
-        memory: Tensor<3>,
-        packed: Option<&PackedWeights>,
-    ) -> Vec<KeyValue> {
-        let layers = self.decoder_layers.iter().enumerate();
-        layers
-            .map(|(index, layer)| {
-                let p = packed.and_then(|p| p.decoder.get(index));
-                let cross = p.map(|p| &p.cross_attn);
-                layer
-                    .cross_attn
-                    .project_key_value_with(memory.clone(), cross)
-            })
-            .collect()
-    }
-
-    /// Run the decoder over a whole target prefix with the causal mask (training, full recompute).
-    ///
-    /// # Shapes
-    /// `tgt: [batch, tgt_len]`, `memory: [batch, src_len, d_model]` → logits `[batch, tgt_len, tgt_vocab]`.
-    pub fn decode(
-        &self,
-        tgt: Tensor<2, Int>,
-        encoded: &EncoderOutput,
-        probe: Option<Probe>,
-    ) -> DecoderOutput {
-        let cross = self.cross_key_values(encoded.memory.clone());
-        let layers = self.decoder_layers.len();
-        let (x, attention) = self.run_prefix(tgt, &cross, &encoded.padding_mask, probe, layers);
-        self.decoder_output(x, attention, None)
-    }
-
-    /// The first `layers` decoder layers over a whole target prefix, with the causal mask.
-    pub(crate) fn run_prefix(
-        &self,
-        tgt: Tensor<2, Int>,
-        cross: &[KeyValue],
-        padding_mask: &Tensor<4, Bool>,
-        probe: Option<Probe>,
-        layers: usize,
-    ) -> (Tensor<3>, Vec<DecoderLayerAttention>) {
-        let [_, len] = tgt.dims();
-        // The causal mask alone: in a padded batch every <pad> sits after the last real token,
-        // so causality already hides it from every real position (pad rows carry no loss).
-        // Masking target <pad> ids as well would make this path differ from step-by-step
-        // decoding whenever a model emits the <pad> id as a token.
-        let self_mask = Mask::causal(len).to_tensor(&tgt.device());
-        let x = self.embed(&self.tgt_embed, tgt, 0);
-        let input = DecoderRun {
-            cross,
-            self_mask: Some(self_mask),
-            padding_mask,
-            cache: None,
-            probe,
-            packed: None,
-        };
-        self.run_decoder(x, input, layers)
-    }
-
-    /// One decoding step for the tokens at `position`, growing `cache` (one slot per layer).
-    ///
-    /// # Shapes
-    /// `tokens: [batch, 1]` → logits `[batch, 1, tgt_vocab]`; each layer's self-attention
-    /// weights are `[batch, heads, 1, position + 1]`, cross-attention `[batch, heads, 1, src_len]`.
-    pub fn decode_step(
-        &self,
-        tokens: Tensor<2, Int>,
-        position: usize,
-        cross: &[KeyValue],
-        padding_mask: &Tensor<4, Bool>,
-        cache: &mut [Option<KeyValue>],
-        packed: Option<&PackedWeights>,
-    ) -> DecoderOutput {
-        let x = self.embed(&self.tgt_embed, tokens, position);
-        let input = DecoderRun {
-            cross,
-            self_mask: None,
-            padding_mask,
-            cache: Some(cache),
-            probe: None,
-            packed,
-        };
-        let (x, attention) = self.run_decoder(x, input, self.decoder_layers.len());
-        self.decoder_output(x, attention, packed.map(|r| &r.projection))
-    }
-
-    /// The first `layers` decoder layers: the output of the last one run and each one's
-    /// attention.
-    fn run_decoder(
-        &self,
-        mut x: Tensor<3>,
-        mut run: DecoderRun<'_>,
-        layers: usize,
-    ) -> (Tensor<3>, Vec<DecoderLayerAttention>) {
-        let mut attention = Vec::with_capacity(layers);
-        let stack = self.decoder_layers.iter().zip(run.cross).take(layers);
-        for (index, (layer, memory)) in stack.enumerate() {
-            let keep_scores = run
-                .probe
-                .filter(|p| p.layer == index && p.kind != AttentionKind::EncoderSelf)
-                .map(|p| p.kind);
-            let slot = run
-                .cache
-                .as_deref_mut()
-                .and_then(|slots| slots.get_mut(index));
-            let input = DecoderInput::new(x, memory)
-                .self_mask(run.self_mask.clone())
-                .cross_mask(run.padding_mask.clone())
-                .cache(slot)
-                .keep_scores(keep_scores)
-                .packed(run.packed.and_then(|r| r.decoder.get(index)));
-            let (next, layer_attention) = layer.forward(input);
-            x = next;
-            attention.push(layer_attention);
-        }
-        (x, attention)
-    }
-
-    /// The final norm (pre-norm models) and the vocabulary projection after the last layer.
-    fn decoder_output(
-        &self,
-        mut x: Tensor<3>,
-        attention: Vec<DecoderLayerAttention>,
-        packed: Option<&PackedLinear>,
-    ) -> DecoderOutput {
-        if let Some(norm) = &self.decoder_norm {
-            x = norm.forward(x);
-        }
-        let logits = match self.tied_in_graph {
-            true => project_tied(&self.tgt_embed, self.projection.bias.as_ref(), x),
-            false => project(&self.projection, packed, x),
-        };
-        DecoderOutput { logits, attention }
-    }
-}
-
-/// What the decoder layers read besides their input: the cross-attention keys and values (one
-/// per layer), the masks, the key/value cache of step-by-step decoding, the probe.
-struct DecoderRun<'a> {
-    cross: &'a [KeyValue],
-    self_mask: Option<Tensor<4, Bool>>,
-    padding_mask: &'a Tensor<4, Bool>,
-    cache: Option<&'a mut [Option<KeyValue>]>,
-    probe: Option<Probe>,
-    /// Packed copies of the weights (the CPU).
-    packed: Option<&'a PackedWeights>,
 }
 
 /// The last of `attention` when exactly `layers` layers ran (`None` when the stack is shorter).

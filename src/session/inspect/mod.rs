@@ -18,7 +18,7 @@ use super::readback::{flat, read_back};
 use super::{Decoding, Session};
 use crate::error::{Error, Result};
 use crate::model::masks::Mask;
-use crate::model::{FeedForward, KeyValue, MultiHeadAttention, Residual};
+use crate::model::{AttentionInput, FeedForward, KeyValue, MultiHeadAttention, Residual};
 use crate::trace::journey::{Journey, Stack};
 use crate::trace::Flags;
 
@@ -138,17 +138,17 @@ impl Session {
         request: Inspect,
         reads: &mut Reads,
     ) -> Result<LayerReads> {
+        let missing = Error::Invariant("a checked encoder layer is missing");
         let model = &self.loaded.model;
-        let layer = model
-            .encoder_layers
-            .get(request.layer)
-            .ok_or(Error::Invariant("a checked encoder layer is missing"))?;
+        let layer = model.encoder_layers.get(request.layer).ok_or(missing)?;
         let (x, _, padding_mask) = model.run_encoder(state.src.clone(), None, request.layer, None);
         let ids = &state.trace.src_ids;
         let (x_query, input, embedding) =
             self.input_reads(&x, &model.src_embed, ids, request, reads);
         // Every source position's keys and values: [1, heads, src_len, d_k].
-        let kv = layer.self_attn.project_key_value(layer.residual_1.input(x));
+        let kv = layer
+            .self_attn
+            .project_key_value(layer.residual_1.input(x), None);
         let step = AttentionStep {
             block: &layer.self_attn,
             residual: &layer.residual_1,
@@ -197,7 +197,9 @@ impl Session {
         let (x_query, input, embedding) =
             self.input_reads(&x, &model.tgt_embed, ids, request, reads);
         // Every decoded position's keys and values, the later ones masked: [1, heads, rows, d_k].
-        let kv = layer.self_attn.project_key_value(layer.residual_1.input(x));
+        let kv = layer
+            .self_attn
+            .project_key_value(layer.residual_1.input(x), None);
         let causal = causal_row(&state.trace.causal_mask, request.position);
         let step = AttentionStep {
             block: &layer.self_attn,
@@ -279,12 +281,16 @@ impl Session {
         let norm_first = self.loaded.config.norm_first;
         let input = residual.input(x.clone()); // [1, 1, d_model]
         let query = block.w_q.forward(input.clone()); // [1, 1, heads × d_k]
-        let attention = block.attend(input.clone(), kv, Some(mask), true);
+        let attention = block.forward(
+            AttentionInput::cross(input.clone(), kv)
+                .mask(Some(mask))
+                .keep_scores(true),
+        );
         let scores = attention
             .raw_scores
             .ok_or(Error::Invariant("attention kept no raw scores"))?; // [1, heads, 1, k_len]
         let [_, heads, _, d_k] = kv.values.dims();
-        let scaled = scores.clone().div_scalar((d_k as f32).sqrt());
+        let scaled = block.scale_scores(scores.clone());
         let outputs = attention.weights.clone().matmul(kv.values.clone()); // [1, heads, 1, d_k]
         let concat = outputs.clone().swap_dims(1, 2).reshape([1, 1, heads * d_k]);
         let context = attention.context; // [1, 1, d_model]

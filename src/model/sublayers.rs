@@ -1,0 +1,184 @@
+//! The two sublayers around attention, in the order the paper introduces them: the
+//! position-wise feed-forward network, and Add & Norm (a residual connection with its LayerNorm).
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::nn::{
+    Dropout, DropoutConfig, Initializer, LayerNorm, LayerNormConfig, Linear, LinearConfig,
+};
+use burn::tensor::activation::{gelu, relu, silu};
+use burn::tensor::{Device, Tensor};
+
+use super::config::{Activation, ModelConfig};
+use super::dropout;
+use super::packed::{project, PackedLinear};
+
+// ---------------------------------------------------------------------------------------------
+// Position-wise feed-forward network
+// ---------------------------------------------------------------------------------------------
+
+/// linear_1 → activation (ReLU, GELU or swish) → dropout → linear_2, applied to every position
+/// alone.
+#[derive(Module, Debug)]
+pub struct FeedForward {
+    /// `d_model → d_ff`, with bias.
+    pub linear_1: Linear,
+    /// `d_ff → d_model`, with bias.
+    pub linear_2: Linear,
+    dropout: Dropout,
+    #[module(skip)]
+    activation: Activation,
+}
+
+/// A feed-forward block's settings: `FeedForwardConfig::new(d_model, d_ff).init(&device)`.
+#[derive(Config, Debug)]
+pub struct FeedForwardConfig {
+    /// Width of the block's input and output.
+    pub d_model: usize,
+    /// Width of the hidden layer (4 × d_model in the paper).
+    pub d_ff: usize,
+    /// Dropout on the hidden activations while training.
+    #[config(default = 0.1)]
+    pub dropout: f64,
+    /// The activation between the two linear maps.
+    #[config(default = "Activation::Relu")]
+    pub activation: Activation,
+}
+
+impl FeedForwardConfig {
+    /// The settings `config` gives a block of hidden width `d_ff`.
+    pub fn from_model(config: &ModelConfig, d_ff: usize) -> Self {
+        Self::new(config.d_model, d_ff)
+            .with_dropout(config.dropout)
+            .with_activation(config.activation)
+    }
+
+    /// A randomly initialised block (Xavier-uniform weights).
+    pub fn init(&self, device: &Device) -> FeedForward {
+        let xavier = Initializer::XavierUniform { gain: 1.0 };
+        FeedForward {
+            linear_1: LinearConfig::new(self.d_model, self.d_ff)
+                .with_initializer(xavier.clone())
+                .init(device),
+            linear_2: LinearConfig::new(self.d_ff, self.d_model)
+                .with_initializer(xavier)
+                .init(device),
+            dropout: DropoutConfig::new(self.dropout).init(),
+            activation: self.activation,
+        }
+    }
+}
+
+impl FeedForward {
+    /// The hidden activations: `linear_1`, then the activation.
+    ///
+    /// # Shapes
+    /// `[batch, len, d_model]` → `[batch, len, d_ff]`.
+    pub fn hidden(&self, x: Tensor<3>) -> Tensor<3> {
+        self.hidden_with(x, None)
+    }
+
+    fn hidden_with(&self, x: Tensor<3>, packed: Option<&PackedLinear>) -> Tensor<3> {
+        let hidden = project(&self.linear_1, packed, x); // [batch, len, d_ff]
+        match self.activation {
+            Activation::Relu => relu(hidden),
+            Activation::Gelu => gelu(hidden),
+            Activation::Swish => silu(hidden),
+        }
+    }
+
+    /// The block's output from its hidden activations: dropout, then `linear_2`.
+    ///
+    /// # Shapes
+    /// `[batch, len, d_ff]` → `[batch, len, d_model]`.
+    pub fn project(&self, hidden: Tensor<3>) -> Tensor<3> {
+        self.linear_2.forward(dropout::apply(&self.dropout, hidden))
+    }
+
+    /// # Shapes
+    /// `[batch, len, d_model]` → `[batch, len, d_model]`.
+    pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
+        self.project(self.hidden(x))
+    }
+
+    /// [`Self::forward`], through packed copies of `linear_1` and `linear_2` where given.
+    pub fn forward_with(&self, x: Tensor<3>, packed: Option<&[PackedLinear; 2]>) -> Tensor<3> {
+        let hidden = self.hidden_with(x, packed.map(|p| &p[0]));
+        project(
+            &self.linear_2,
+            packed.map(|p| &p[1]),
+            dropout::apply(&self.dropout, hidden),
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Add & Norm
+// ---------------------------------------------------------------------------------------------
+
+/// One residual connection around a sublayer, with its LayerNorm in either placement.
+#[derive(Module, Debug)]
+pub struct Residual {
+    /// The LayerNorm (`weight`/`bias` in PyTorch's names, `gamma`/`beta` in burn's).
+    pub norm: LayerNorm,
+    dropout: Dropout,
+    norm_first: bool,
+}
+
+/// A residual connection's settings: `ResidualConfig::new(d_model).with_norm_first(true)`.
+#[derive(Config, Debug)]
+pub struct ResidualConfig {
+    /// Width of the residual stream.
+    pub d_model: usize,
+    /// LayerNorm's ε, added to the variance before the square root.
+    #[config(default = 1e-5)]
+    pub layer_norm_eps: f64,
+    /// Dropout on the sublayer's output while training.
+    #[config(default = 0.1)]
+    pub dropout: f64,
+    /// Pre-norm (`x + f(norm(x))`) instead of the paper's post-norm (`norm(x + f(x))`).
+    #[config(default = false)]
+    pub norm_first: bool,
+}
+
+impl ResidualConfig {
+    /// The settings `config` gives every residual connection.
+    pub fn from_model(config: &ModelConfig) -> Self {
+        Self::new(config.d_model)
+            .with_layer_norm_eps(config.layer_norm_eps)
+            .with_dropout(config.dropout)
+            .with_norm_first(config.norm_first)
+    }
+
+    /// A fresh residual connection.
+    pub fn init(&self, device: &Device) -> Residual {
+        Residual {
+            norm: LayerNormConfig::new(self.d_model)
+                .with_epsilon(self.layer_norm_eps)
+                .init(device),
+            dropout: DropoutConfig::new(self.dropout).init(),
+            norm_first: self.norm_first,
+        }
+    }
+}
+
+impl Residual {
+    /// The sublayer's input: `norm(x)` in pre-norm, `x` itself in post-norm.
+    pub fn input(&self, x: Tensor<3>) -> Tensor<3> {
+        if self.norm_first {
+            self.norm.forward(x)
+        } else {
+            x
+        }
+    }
+
+    /// Combine: `x + dropout(y)` in pre-norm, `norm(x + dropout(y))` in post-norm.
+    pub fn output(&self, x: Tensor<3>, sublayer_output: Tensor<3>) -> Tensor<3> {
+        let sum = x + dropout::apply(&self.dropout, sublayer_output);
+        if self.norm_first {
+            sum
+        } else {
+            self.norm.forward(sum)
+        }
+    }
+}
