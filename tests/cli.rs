@@ -72,6 +72,10 @@ fn trace_json_is_the_documented_schema() {
 
 #[test]
 fn errors_are_one_line_and_fail() {
+    // A folder no run may write: every one below is refused first.
+    let scratch = tempfile::tempdir().unwrap();
+    let nope_dir = scratch.path().join("nope");
+    let nope = nope_dir.to_str().unwrap();
     for args in [
         vec!["translate", "--model", "models/nope", "hi"],
         vec!["translate", "--model", "models/en-zh", ""],
@@ -91,15 +95,9 @@ fn errors_are_one_line_and_fail() {
             "🍎",
             "hi",
         ],
-        vec!["train", "nope", "--out", "/tmp/attnscope-nope"],
+        vec!["train", "nope", "--out", nope],
         // Usage errors, which clap writes over several lines.
-        vec![
-            "train",
-            "date-iso",
-            "--out",
-            "/tmp/attnscope-nope",
-            "--dropout=1.5",
-        ],
+        vec!["train", "date-iso", "--out", nope, "--dropout=1.5"],
         vec!["translate", "--modle", "models/en-zh", "hi"],
         vec!["train", "date-iso"],
         vec![
@@ -125,14 +123,15 @@ fn errors_are_one_line_and_fail() {
         assert!(err.starts_with("error: "), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
+    assert!(!nope_dir.exists());
 }
 
 /// `import marian` writes a folder that `translate` runs: the output is the text transformers'
 /// `generate` decoded for the same checkpoint and sentence.
 #[test]
 fn import_marian_then_translate_gives_transformers_output() {
-    let out_dir = std::env::temp_dir().join(format!("attnscope-import-{}", std::process::id()));
-    let out_arg = out_dir.to_str().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_arg = out_dir.path().to_str().unwrap();
     let out = common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &[
@@ -157,19 +156,18 @@ fn import_marian_then_translate_gives_transformers_output() {
         String::from_utf8(out.stdout).unwrap().trim(),
         "t I高的男是中国人:是中国人儿高的男"
     );
-    let _ = std::fs::remove_dir_all(&out_dir);
 }
 
 /// `random views` writes a 6+6-layer, 8-head model that loads and decodes to its length limit.
 #[test]
 fn random_views_model_has_the_asked_shape() {
-    let out_dir = std::env::temp_dir().join(format!("attnscope-random-{}", std::process::id()));
-    let out_arg = out_dir.to_str().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out_arg = out_dir.path().to_str().unwrap();
     common::attnscope_ok(
         env!("CARGO_BIN_EXE_attnscope"),
         &["random", "views", "--out", out_arg, "--max-len", "20"],
     );
-    let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
+    let folder = attnscope::files::folder::ModelFolder::read(out_dir.path()).unwrap();
     let mut session = common::session(&folder);
     let config = session.config().clone();
     assert_eq!(
@@ -186,7 +184,6 @@ fn random_views_model_has_the_asked_shape() {
     assert_eq!(trace.cross_attention.heads, 8);
     // Random weights never choose </s> on purpose: decoding runs to the limit.
     assert!(trace.tgt_ids.len() == 20 || trace.steps.last().map(|s| s.id) == Some(config.eos_id));
-    let _ = std::fs::remove_dir_all(&out_dir);
 }
 
 #[test]
@@ -297,8 +294,8 @@ fn eval_loss_scores_heldout_and_training_pairs() {
 fn eval_update_metrics_rewrites_the_figures_and_keeps_the_training_run() {
     // An unchanged model evaluates to the figures its training run wrote: the rewritten
     // metrics.json is the shipped one, byte for byte (training pairs and seconds kept).
-    let dir = std::env::temp_dir().join(format!("attnscope-update-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     for file in [
         "config.json",
         "model.safetensors",
@@ -325,5 +322,4 @@ fn eval_update_metrics_rewrites_the_figures_and_keeps_the_training_run() {
     );
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("drop --beam and --ablate"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,12 +8,13 @@ mod common;
 /// outside [0, 1) it is refused, in one line, before anything trains.
 #[test]
 fn train_refuses_a_dropout_that_is_not_a_probability() {
+    let (_scratch, out_dir) = scratch_model_dir();
     for p in ["1", "1.5", "-0.1", "high"] {
         let args = [
             "train",
             "date-iso",
             "--out",
-            "/tmp/attnscope-dropout",
+            out_dir.to_str().unwrap(),
             "--dropout",
             p,
         ];
@@ -31,7 +32,14 @@ fn train_refuses_a_dropout_that_is_not_a_probability() {
         assert!(err.contains(why), "--dropout {p}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "--dropout {p}: {err}");
     }
-    assert!(!std::path::Path::new("/tmp/attnscope-dropout").exists());
+    assert!(!out_dir.exists());
+}
+
+/// A scratch folder, and the path of a model folder in it that nothing has written yet.
+fn scratch_model_dir() -> (tempfile::TempDir, std::path::PathBuf) {
+    let scratch = tempfile::tempdir().unwrap();
+    let model = scratch.path().join("model");
+    (scratch, model)
 }
 
 /// `train date-iso --out DIR --layers 1 --width WIDTH`, then `more`.
@@ -48,22 +56,8 @@ fn one_layer_date_iso<'a>(dir: &'a str, width: &'a str, more: &[&'a str]) -> Vec
 /// refused before anything trains.
 #[test]
 fn train_layers_and_width_set_the_shape() {
-    let out_dir = std::env::temp_dir().join(format!("attnscope-layers-{}", std::process::id()));
+    let (_scratch, out_dir) = scratch_model_dir();
     let dir = out_dir.to_str().unwrap();
-    let args = one_layer_date_iso(dir, "36", &["--minutes", "0.02"]);
-    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
-    let config = attnscope::ModelConfig::from_json(
-        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!((config.n_encoder_layers, config.n_decoder_layers), (1, 1));
-    assert_eq!((config.d_model, config.d_ff, config.n_heads), (36, 144, 4));
-    let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
-    let loaded =
-        attnscope::LoadedModel::load(folder.files(), &burn::tensor::Device::flex()).unwrap();
-    assert_eq!(loaded.config.n_encoder_layers, 1);
-    assert_eq!(loaded.config.d_model, 36);
-    let _ = std::fs::remove_dir_all(&out_dir);
     let refused = [
         ("--layers", "0", ""),
         ("--layers", "13", ""),
@@ -89,6 +83,19 @@ fn train_layers_and_width_set_the_shape() {
         assert!(err.contains(why), "{flag} {value}: {err}");
     }
     assert!(!out_dir.exists());
+    let args = one_layer_date_iso(dir, "36", &["--minutes", "0.02"]);
+    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
+    let config = attnscope::ModelConfig::from_json(
+        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((config.n_encoder_layers, config.n_decoder_layers), (1, 1));
+    assert_eq!((config.d_model, config.d_ff, config.n_heads), (36, 144, 4));
+    let folder = attnscope::files::folder::ModelFolder::read(&out_dir).unwrap();
+    let loaded =
+        attnscope::LoadedModel::load(folder.files(), &burn::tensor::Device::flex()).unwrap();
+    assert_eq!(loaded.config.n_encoder_layers, 1);
+    assert_eq!(loaded.config.d_model, 36);
 }
 
 /// `train --subwords N` cuts the translators' English side at N pieces (a one-layer zh-en cut
@@ -97,23 +104,11 @@ fn train_layers_and_width_set_the_shape() {
 /// `--dictionary 0`.
 #[test]
 fn train_subwords_sets_the_english_vocabulary() {
-    let out_dir = std::env::temp_dir().join(format!("attnscope-subwords-{}", std::process::id()));
+    let (_scratch, out_dir) = scratch_model_dir();
     let dir = out_dir.to_str().unwrap();
     let train = [
         "train", "zh-en", "--data", "data", "--out", dir, "--layers", "1",
     ];
-    let args = [&train[..], &["--subwords", "600", "--minutes", "0.02"]].concat();
-    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
-    let config = attnscope::ModelConfig::from_json(
-        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!((config.src_vocab_size, config.tgt_vocab_size), (2878, 600));
-    let tokenizer: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("tgt_tokenizer.json")).unwrap())
-            .unwrap();
-    assert_eq!(tokenizer["model"]["vocab"].as_object().unwrap().len(), 600);
-    let _ = std::fs::remove_dir_all(&out_dir);
     for flag in [
         ["--subwords", "99"],
         ["--subwords", "32001"],
@@ -126,13 +121,24 @@ fn train_subwords_sets_the_english_vocabulary() {
         assert!(err.contains(flag[0]), "{flag:?}: {err}");
     }
     assert!(!out_dir.exists());
+    let args = [&train[..], &["--subwords", "600", "--minutes", "0.02"]].concat();
+    common::attnscope_ok(env!("CARGO_BIN_EXE_attnscope"), &args);
+    let config = attnscope::ModelConfig::from_json(
+        &std::fs::read_to_string(out_dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!((config.src_vocab_size, config.tgt_vocab_size), (2878, 600));
+    let tokenizer: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("tgt_tokenizer.json")).unwrap())
+            .unwrap();
+    assert_eq!(tokenizer["model"]["vocab"].as_object().unwrap().len(), 600);
 }
 
 /// date-iso has no grammar, English subwords or dictionary: it refuses the flags that set
 /// them, naming each, instead of training as if they were not given.
 #[test]
 fn train_date_iso_refuses_the_translators_flags() {
-    let out_dir = std::env::temp_dir().join(format!("attnscope-date-flags-{}", std::process::id()));
+    let (_scratch, out_dir) = scratch_model_dir();
     let train = [
         "train",
         "date-iso",
@@ -167,7 +173,8 @@ fn train_date_iso_refuses_the_translators_flags() {
 /// sides no held-out pair has (a copy of the shipped data, a one-layer model cut short).
 #[test]
 fn train_dictionary_adds_the_allowed_words_to_the_training_pairs() {
-    let tmp = std::env::temp_dir().join(format!("attnscope-dictionary-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let tmp = scratch.path();
     for file in ["tatoeba/tatoeba.tsv", "en-zh/hsk.tsv"] {
         std::fs::create_dir_all(tmp.join("data").join(file).parent().unwrap()).unwrap();
         std::fs::copy(
@@ -212,7 +219,6 @@ fn train_dictionary_adds_the_allowed_words_to_the_training_pairs() {
         log.contains("1 of the dictionary's first 3 words added"),
         "{log}"
     );
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// `train --resume` checkpoints date-iso as it does the translators, and a checkpoint resumes
@@ -222,9 +228,9 @@ fn train_dictionary_adds_the_allowed_words_to_the_training_pairs() {
 /// after the checkpoint's step 782 and the final model.
 #[test]
 fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
-    let out_dir = std::env::temp_dir().join(format!("attnscope-resume-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let out_dir = scratch.path();
     let dir = out_dir.to_str().unwrap();
-    let _ = std::fs::remove_dir_all(&out_dir);
     let run = |width: &str, epochs: &str| {
         let args = one_layer_date_iso(dir, width, &["--resume", "--stop-after-epochs", epochs]);
         common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args)
@@ -283,5 +289,4 @@ fn train_resumes_only_the_run_its_checkpoint_was_written_by() {
         steps,
         [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1564]
     );
-    let _ = std::fs::remove_dir_all(&out_dir);
 }

@@ -122,30 +122,15 @@ fn check_imported(name: &str, imported: &Imported) {
         // Attention and logits of one teacher-forced pass.
         let decoder_input = ids(&case["decoder_input_ids"]);
         let [encoder, decoder, cross, logits] = forward(&loaded, &input_ids, &decoder_input);
-        common::assert_close(
-            &format!("{what}: encoder attention"),
-            &encoder,
-            &floats(&case["encoder_attentions"]),
-            1e-4,
-        );
-        common::assert_close(
-            &format!("{what}: decoder attention"),
-            &decoder,
-            &floats(&case["decoder_attentions"]),
-            1e-4,
-        );
-        common::assert_close(
-            &format!("{what}: cross attention"),
-            &cross,
-            &floats(&case["cross_attentions"]),
-            1e-4,
-        );
-        common::assert_close(
-            &format!("{what}: logits"),
-            &logits,
-            &floats(&case["logits"]),
-            1e-3,
-        );
+        for (name, ours, key, tolerance) in [
+            ("encoder attention", &encoder, "encoder_attentions", 1e-4),
+            ("decoder attention", &decoder, "decoder_attentions", 1e-4),
+            ("cross attention", &cross, "cross_attentions", 1e-4),
+            ("logits", &logits, "logits", 1e-3),
+        ] {
+            let theirs = floats(&case[key]);
+            common::assert_close(&format!("{what}: {name}"), ours, &theirs, tolerance);
+        }
 
         // Greedy decoding through the session, as the page runs it. transformers stops after
         // 20 new tokens and forces </s> as the 20th (forced_eos_token_id); up to that point
@@ -243,59 +228,56 @@ fn tokenizers_give_marian_tokenizer_ids() {
     }
 }
 
+/// A scratch copy of the swish checkpoint with its config.json edited by `edit`.
+fn edited_copy(edit: &dyn Fn(&mut Value)) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(fixtures().join("en_zh_swish_tied/hf")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+    }
+    let mut config = json(dir.path().join("config.json"));
+    edit(&mut config);
+    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    dir
+}
+
+/// The importer's message for the checkpoint in `dir` (empty if it imports).
+fn import_error(dir: &tempfile::TempDir) -> String {
+    marian(&CheckpointDir(dir.path()), &ImportOptions::default())
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+}
+
 /// What the importer refuses, each with a message that says what and why.
 #[test]
 fn unsupported_checkpoints_are_explained() {
-    let dir = std::env::temp_dir().join(format!("attnscope-marian-{}", std::process::id()));
-    let copy = |edit: &dyn Fn(&mut Value)| {
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let source = fixtures().join("en_zh_swish_tied/hf");
-        for entry in std::fs::read_dir(&source).unwrap() {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-        }
-        let mut config = json(dir.join("config.json"));
-        edit(&mut config);
-        std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
-        marian(&CheckpointDir(&dir), &ImportOptions::default())
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
-    };
-    assert!(copy(&|c| c["activation_function"] = "gelu_new".into())
+    let refused = |edit: &dyn Fn(&mut Value)| import_error(&edited_copy(edit));
+    assert!(refused(&|c| c["activation_function"] = "gelu_new".into())
         .contains("activation_function \"gelu_new\" is not supported"));
-    assert!(copy(&|c| c["model_type"] = "bart".into()).contains("model_type \"bart\""));
-    assert!(copy(&|c| c["normalize_before"] = true.into()).contains("normalize_before"));
-    assert!(copy(&|c| {
+    assert!(refused(&|c| c["model_type"] = "bart".into()).contains("model_type \"bart\""));
+    assert!(refused(&|c| c["normalize_before"] = true.into()).contains("normalize_before"));
+    assert!(refused(&|c| {
         c["vocab_size"] = 500.into();
         c["decoder_vocab_size"] = 500.into();
     })
     .contains("vocab.json has 418 entries, config.json's vocab_size is 500"));
-    assert!(copy(&|c| c["tie_word_embeddings"] = false.into()).contains("lm_head.weight"));
+    assert!(refused(&|c| c["tie_word_embeddings"] = false.into()).contains("lm_head.weight"));
     // A truncated weights file.
-    let message = {
-        copy(&|_| {});
-        let weights = std::fs::read(dir.join("model.safetensors")).unwrap();
-        std::fs::write(dir.join("model.safetensors"), &weights[..weights.len() / 2]).unwrap();
-        marian(&CheckpointDir(&dir), &ImportOptions::default())
-            .unwrap_err()
-            .to_string()
-    };
+    let dir = edited_copy(&|_| {});
+    let weights_file = dir.path().join("model.safetensors");
+    let weights = std::fs::read(&weights_file).unwrap();
+    std::fs::write(&weights_file, &weights[..weights.len() / 2]).unwrap();
+    let message = import_error(&dir);
     assert!(message.contains("model.safetensors"), "{message}");
     // A foreign file where source.spm should be.
-    let message = {
-        copy(&|_| {});
-        std::fs::write(dir.join("source.spm"), b"{\"not\": \"a model\"}").unwrap();
-        marian(&CheckpointDir(&dir), &ImportOptions::default())
-            .unwrap_err()
-            .to_string()
-    };
+    let dir = edited_copy(&|_| {});
+    std::fs::write(dir.path().join("source.spm"), b"{\"not\": \"a model\"}").unwrap();
+    let message = import_error(&dir);
     assert!(
         message.contains("source.spm: not a SentencePiece model"),
         "{message}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A folder as a person downloads it from the hub, in memory as the page's worker holds it:

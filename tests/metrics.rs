@@ -25,6 +25,16 @@ fn strings(value: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `ours` is the score sacrebleu gave the fixture's `case`, to 1e-6.
+fn assert_sacrebleu(case: &Value, ours: f64) {
+    let theirs = case["sacrebleu"].as_f64().unwrap();
+    assert!(
+        (ours - theirs).abs() < 1e-6,
+        "{}: ours {ours}, sacrebleu {theirs}",
+        case["name"]
+    );
+}
+
 #[test]
 fn chrf_agrees_with_sacrebleu() {
     let fixture = fixture();
@@ -33,13 +43,7 @@ fn chrf_agrees_with_sacrebleu() {
     for case in cases {
         let (hypotheses, references) = (strings(&case["hypotheses"]), strings(&case["references"]));
         assert!(hypotheses.len() >= 200);
-        let ours = chrf(&hypotheses, &references);
-        let theirs = case["sacrebleu"].as_f64().unwrap();
-        assert!(
-            (ours - theirs).abs() < 1e-6,
-            "{}: ours {ours}, sacrebleu {theirs}",
-            case["name"]
-        );
+        assert_sacrebleu(case, chrf(&hypotheses, &references));
     }
 }
 
@@ -62,12 +66,7 @@ fn multi_reference_chrf_agrees_with_sacrebleu() {
             .collect();
         assert!(hypotheses.len() >= 100);
         let ours = chrf_multi(&hypotheses, &references);
-        let theirs = case["sacrebleu"].as_f64().unwrap();
-        assert!(
-            (ours - theirs).abs() < 1e-6,
-            "{}: ours {ours}, sacrebleu {theirs}",
-            case["name"]
-        );
+        assert_sacrebleu(case, ours);
         // Against both, each sentence meets the nearer: never below either one alone.
         for column in &columns {
             assert!(ours >= chrf(&hypotheses, column));

@@ -10,14 +10,13 @@ use attnscope::trace::analysis::Analysis;
 use attnscope::train::recording::{read_recording, record_timeline, RECORDED_TOKENS};
 use attnscope::{block_on, ModelConfig, FILE_NAMES};
 
-/// A tiny model's folder in a fresh temporary directory, with two weight snapshots before its
+/// A tiny model's folder in a fresh scratch directory, with two weight snapshots before its
 /// final weights (seeds 11 and 12), and the timeline listing them.
-fn folder_with_snapshots(name: &str) -> (std::path::PathBuf, ModelConfig) {
-    let dir =
-        std::env::temp_dir().join(format!("attnscope-recording-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+fn folder_with_snapshots() -> (tempfile::TempDir, ModelConfig) {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let folder = common::tiny_model(true, 10);
-    folder.write(&dir).unwrap();
+    folder.write(dir).unwrap();
     let config = ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap()).unwrap();
     std::fs::create_dir_all(dir.join("timeline")).unwrap();
     let mut snapshots = vec![];
@@ -36,7 +35,16 @@ fn folder_with_snapshots(name: &str) -> (std::path::PathBuf, ModelConfig) {
     };
     let json = serde_json::to_string(&timeline).unwrap();
     std::fs::write(dir.join(TIMELINE_FILE), json).unwrap();
-    (dir, config)
+    (scratch, config)
+}
+
+/// [`folder_with_snapshots`] with its timeline recorded for the tiny texts: the folder, its
+/// config and the sentences.
+fn recorded_folder() -> (tempfile::TempDir, ModelConfig, Vec<String>) {
+    let (scratch, config) = folder_with_snapshots();
+    let sentences: Vec<String> = common::TINY_TEXTS.iter().map(|s| s.to_string()).collect();
+    record_timeline(scratch.path(), &sentences).unwrap();
+    (scratch, config, sentences)
 }
 
 fn snapshot(step: usize, file: String) -> Snapshot {
@@ -70,17 +78,22 @@ fn difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Optio
     }
 }
 
+/// The error output of an `attnscope` run that must fail.
+fn refused(bin: &str, args: &[&str]) -> String {
+    let out = common::attnscope(bin, args);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    String::from_utf8(out.stderr).unwrap()
+}
+
 fn read_timeline(dir: &std::path::Path) -> Timeline {
     Timeline::from_json(&std::fs::read_to_string(dir.join(TIMELINE_FILE)).unwrap()).unwrap()
 }
 
 #[test]
 fn a_recording_is_what_the_session_answers_with_the_snapshots_weights() {
-    let (dir, config) = folder_with_snapshots("same");
-    let sentences: Vec<String> = common::TINY_TEXTS.iter().map(|s| s.to_string()).collect();
-    record_timeline(&dir, &sentences).unwrap();
-
-    let timeline = read_timeline(&dir);
+    let (scratch, config, sentences) = recorded_folder();
+    let dir = scratch.path();
+    let timeline = read_timeline(dir);
     assert_eq!(timeline.sentences, sentences);
     let files: Vec<(&str, bool)> = timeline
         .snapshots
@@ -132,27 +145,24 @@ fn a_recording_is_what_the_session_answers_with_the_snapshots_weights() {
 
     // Recording again changes nothing; other sentences are refused.
     let before = std::fs::read(dir.join("timeline/step-000004.json.gz")).unwrap();
-    record_timeline(&dir, &sentences).unwrap();
+    record_timeline(dir, &sentences).unwrap();
     assert_eq!(
         std::fs::read(dir.join("timeline/step-000004.json.gz")).unwrap(),
         before
     );
-    let err = record_timeline(&dir, &sentences[..1])
+    let err = record_timeline(dir, &sentences[..1])
         .unwrap_err()
         .to_string();
     assert_eq!(
         err,
         "timeline.json: it is already recorded, with other sentences"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn the_cli_reads_recordings_and_refuses_a_recorded_step_as_weights() {
-    let (dir, _) = folder_with_snapshots("cli");
-    let sentences: Vec<String> = common::TINY_TEXTS.iter().map(|s| s.to_string()).collect();
-    record_timeline(&dir, &sentences).unwrap();
-    let model = dir.to_str().unwrap();
+    let (scratch, _, _) = recorded_folder();
+    let model = scratch.path().to_str().unwrap();
     let bin = env!("CARGO_BIN_EXE_attnscope");
     let out = common::attnscope_ok(
         bin,
@@ -172,15 +182,13 @@ fn the_cli_reads_recordings_and_refuses_a_recorded_step_as_weights() {
         String::from_utf8(live.stdout).unwrap().trim()
     );
 
-    let out = common::attnscope(bin, &["timeline", "--model", model, "Not recorded."]);
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
+    let err = refused(bin, &["timeline", "--model", model, "Not recorded."]);
     assert!(
         err.contains("\"Not recorded.\" is not one of the recorded sentences"),
         "{err}"
     );
 
-    let out = common::attnscope(
+    let err = refused(
         bin,
         &[
             "translate",
@@ -191,13 +199,10 @@ fn the_cli_reads_recordings_and_refuses_a_recorded_step_as_weights() {
             "You like tea.",
         ],
     );
-    assert!(!out.status.success());
-    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(
             "the snapshot at step 4 is a recording of the timeline's sentences, not weights"
         ),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

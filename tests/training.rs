@@ -42,13 +42,13 @@ fn tiny_run() -> (ModelConfig, Vec<Example>) {
 #[test]
 fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
     let (mut config, examples) = tiny_run();
-    resumed_equals_straight(&config, &examples, "untied", 1);
+    resumed_equals_straight(&config, &examples, 1);
     // Two threads sharing each batch, each drawing its own dropout masks: as deterministic.
-    resumed_equals_straight(&config, &examples, "threads", 2);
+    resumed_equals_straight(&config, &examples, 2);
     // A tied model: its target embedding is the projection while it trains, its weights file has
     // no `projection.weight`, and loaded from that file it gives the logits it trained with.
     config.tie_output = true;
-    let mut trained = resumed_equals_straight(&config, &examples, "tied", 1);
+    let mut trained = resumed_equals_straight(&config, &examples, 1);
     let bytes = save_weights(&config, &mut trained, false).unwrap();
     let names = read_weights(&config, &bytes).unwrap();
     assert!(names.contains_key("tgt_embed.weight") && names.contains_key("projection.bias"));
@@ -77,10 +77,10 @@ fn a_resumed_run_ends_exactly_like_an_uninterrupted_one() {
 fn resumed_equals_straight(
     config: &ModelConfig,
     examples: &[Example],
-    tag: &str,
     threads: usize,
 ) -> Transformer {
-    let root = std::env::temp_dir().join(format!("attnscope-resume-{tag}-{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path();
     let options = |dir: &str, stop: Option<usize>| TrainOptions {
         epochs: 3,
         batch_size: 2,
@@ -105,37 +105,25 @@ fn resumed_equals_straight(
         ));
         Ok(())
     };
-    let (mut straight_taken, mut first_taken, mut rest_taken) = (vec![], vec![], vec![]);
-    let mut straight_log = vec![];
-    let mut straight = train(
-        config,
-        examples,
-        &options("a", None),
-        &mut straight_log,
-        Some(&mut |point, model| snapshot(&mut straight_taken, point, model)),
-    )
-    .unwrap();
-
-    let mut first_log = vec![];
-    train(
-        config,
-        examples,
-        &options("b", Some(1)),
-        &mut first_log,
-        Some(&mut |point, model| snapshot(&mut first_taken, point, model)),
-    )
-    .unwrap();
+    // One run with its checkpoints in `dir`, stopped after `stop` epochs if given: its model,
+    // log and snapshots.
+    let run = |dir: &str, stop: Option<usize>| {
+        let (mut log, mut taken): (Vec<u8>, Taken) = (vec![], vec![]);
+        let model = train(
+            config,
+            examples,
+            &options(dir, stop),
+            &mut log,
+            Some(&mut |point, model| snapshot(&mut taken, point, model)),
+        )
+        .unwrap();
+        (model, log, taken)
+    };
+    let (mut straight, straight_log, straight_taken) = run("a", None);
+    let (_, first_log, first_taken) = run("b", Some(1));
     let state = read_checkpoint(&root.join("b")).unwrap().unwrap();
     assert_eq!((state.epoch, state.step), (1, 2), "two batches per epoch");
-    let mut rest_log = vec![];
-    let mut resumed = train(
-        config,
-        examples,
-        &options("b", None),
-        &mut rest_log,
-        Some(&mut |point, model| snapshot(&mut rest_taken, point, model)),
-    )
-    .unwrap();
+    let (mut resumed, rest_log, rest_taken) = run("b", None);
     let steps = |taken: &Taken| {
         taken
             .iter()
@@ -179,6 +167,5 @@ fn resumed_equals_straight(
     );
     assert_eq!(losses(&straight_log), joined);
     assert_eq!(joined.len(), 6);
-    let _ = std::fs::remove_dir_all(&root);
     straight
 }

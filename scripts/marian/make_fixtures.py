@@ -142,70 +142,54 @@ DECIMALS = 6
 LANG_TOKENS = [">>cmn_Hans<<", ">>cmn_Hant<<", ">>yue_Hans<<"]
 
 # The three checkpoints. Every option a converter must honour differs between at least two.
+
+
+def checkpoint(name: str, seed: int, eos_bias: float, direction: tuple[str, str], normalization: str,
+               model: dict, multi_target: bool = False) -> dict:
+    """One checkpoint's settings. A multi-target checkpoint has LANG_TOKENS in its vocabulary and its
+    source text starts with the first of them."""
+    return {
+        "name": name,
+        "seed": seed,
+        "eos_bias": eos_bias,
+        "direction": direction,
+        "normalization": normalization,
+        "lang_tokens": LANG_TOKENS if multi_target else [],
+        "text_prefix": LANG_TOKENS[0] + " " if multi_target else "",
+        "model": model,
+    }
+
+
+def marian_shape(activation: str, d_model: int, layers: tuple[int, int], heads: tuple[int, int],
+                 ffn: tuple[int, int], shared: bool, tied: bool) -> dict:
+    """The MarianConfig arguments that differ between the checkpoints. `layers`, `heads` and `ffn` are
+    (encoder, decoder); `shared`: one embedding for both sides; `tied`: lm_head is the decoder's
+    embedding."""
+    return dict(
+        activation_function=activation,
+        d_model=d_model,
+        encoder_layers=layers[0],
+        decoder_layers=layers[1],
+        encoder_attention_heads=heads[0],
+        decoder_attention_heads=heads[1],
+        encoder_ffn_dim=ffn[0],
+        decoder_ffn_dim=ffn[1],
+        share_encoder_decoder_embeddings=shared,
+        tie_word_embeddings=tied,
+    )
+
+
 CONFIGS = [
-    {
-        "name": "en_zh_swish_tied",
-        "seed": 1201,
-        "eos_bias": 6.0,
-        "direction": ("en", "zh"),
-        "normalization": "nmt_nfkc",
-        "lang_tokens": LANG_TOKENS,  # multi-target: the source text starts with >>cmn_Hans<<
-        "text_prefix": ">>cmn_Hans<< ",
-        "model": dict(
-            activation_function="swish",
-            d_model=16,
-            encoder_layers=2,
-            decoder_layers=2,
-            encoder_attention_heads=2,
-            decoder_attention_heads=2,
-            encoder_ffn_dim=32,
-            decoder_ffn_dim=48,
-            share_encoder_decoder_embeddings=True,
-            tie_word_embeddings=True,
-        ),
-    },
-    {
-        "name": "zh_en_gelu_untied",
-        "seed": 1202,
-        "eos_bias": 9.0,
-        "direction": ("zh", "en"),
-        "normalization": "identity",
-        "lang_tokens": [],
-        "text_prefix": "",
-        "model": dict(
-            activation_function="gelu",
-            d_model=32,
-            encoder_layers=1,
-            decoder_layers=2,
-            encoder_attention_heads=4,
-            decoder_attention_heads=4,
-            encoder_ffn_dim=64,
-            decoder_ffn_dim=40,
-            share_encoder_decoder_embeddings=True,
-            tie_word_embeddings=False,  # lm_head.weight is its own matrix
-        ),
-    },
-    {
-        "name": "en_zh_relu_unshared",
-        "seed": 1203,
-        "eos_bias": 6.0,
-        "direction": ("en", "zh"),
-        "normalization": "identity",
-        "lang_tokens": [],
-        "text_prefix": "",
-        "model": dict(
-            activation_function="relu",
-            d_model=24,
-            encoder_layers=2,
-            decoder_layers=1,
-            encoder_attention_heads=4,
-            decoder_attention_heads=2,  # different head counts on the two sides
-            encoder_ffn_dim=40,
-            decoder_ffn_dim=56,
-            share_encoder_decoder_embeddings=False,  # encoder and decoder embeddings differ
-            tie_word_embeddings=True,  # lm_head = decoder embeddings
-        ),
-    },
+    # Multi-target: the source text starts with >>cmn_Hans<<.
+    checkpoint("en_zh_swish_tied", 1201, 6.0, ("en", "zh"), "nmt_nfkc", multi_target=True,
+               model=marian_shape("swish", 16, (2, 2), (2, 2), (32, 48), shared=True, tied=True)),
+    # lm_head.weight is its own matrix.
+    checkpoint("zh_en_gelu_untied", 1202, 9.0, ("zh", "en"), "identity",
+               model=marian_shape("gelu", 32, (1, 2), (4, 4), (64, 40), shared=True, tied=False)),
+    # Different head counts on the two sides; encoder and decoder embeddings differ; lm_head is
+    # the decoder's embedding.
+    checkpoint("en_zh_relu_unshared", 1203, 6.0, ("en", "zh"), "identity",
+               model=marian_shape("relu", 24, (2, 1), (4, 2), (40, 56), shared=False, tied=True)),
 ]
 
 # Settings common to every checkpoint.

@@ -45,15 +45,12 @@ mod tests {
     use super::*;
     use crate::train::sets::translation_data;
 
-    /// A data folder whose dictionary has `rows`, most frequent first.
-    fn folder(name: &str, rows: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "attnscope-dictionary-{name}-{}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(dir.join("cedict")).unwrap();
+    /// A scratch data folder whose dictionary has `rows`, most frequent first.
+    fn folder(rows: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("cedict")).unwrap();
         let text = format!("zh\ten\tfrequency\n{rows}");
-        std::fs::write(dir.join("cedict/cedict.tsv"), text).unwrap();
+        std::fs::write(dir.path().join("cedict/cedict.tsv"), text).unwrap();
         dir
     }
 
@@ -73,21 +70,21 @@ mod tests {
         // example's English; 我爱吃苹果 is its Chinese. All their characters are spelled.
         let rows = "苹果\tapple\t50\n手表\twristwatch\t40\n吃苹果\tI love eating apples\t30\n\
                     我爱吃苹果\tlove apples\t20\n我爱\tI love\t10\n";
-        let dir = folder("en-zh", rows);
+        let scratch = folder(rows);
+        let dir = scratch.path();
         let (unseen, chinese) = rules(&["我爱吃苹果。"]);
-        let four = dictionary_pairs(&dir, 4, false, &chinese, &unseen).unwrap();
+        let four = dictionary_pairs(dir, 4, false, &chinese, &unseen).unwrap();
         assert_eq!(four, [Pair::new("apple", "苹果")]);
-        let five = dictionary_pairs(&dir, 5, false, &chinese, &unseen).unwrap();
+        let five = dictionary_pairs(dir, 5, false, &chinese, &unseen).unwrap();
         assert_eq!(
             five,
             [Pair::new("apple", "苹果"), Pair::new("I love", "我爱")]
         );
-        let zh_en = dictionary_pairs(&dir, 5, true, &chinese, &unseen).unwrap();
+        let zh_en = dictionary_pairs(dir, 5, true, &chinese, &unseen).unwrap();
         assert_eq!(
             zh_en,
             [Pair::new("苹果", "apple"), Pair::new("我爱", "I love")]
         );
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

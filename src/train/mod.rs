@@ -270,15 +270,23 @@ pub fn batch_gradients(
     options: &TrainOptions,
     step: usize,
 ) -> Result<(f32, GradientsParams)> {
+    let smoothing = options.label_smoothing;
+    let loss_parts = |model: &Transformer, rows: &[usize], device: &Device| {
+        batch_loss_parts(model, config, examples, rows, smoothing, device)
+    };
     if options.threads > 1 {
-        return parallel::step(model, config, examples, batch, options, step);
+        let tokens = batch.iter().map(|&i| examples[i].tgt.len() - 1).sum();
+        return parallel::step(model, batch, tokens, options, step, loss_parts);
     }
     let device = Device::flex().autodiff();
-    let smoothing = options.label_smoothing;
-    let (sum, count) = batch_loss_parts(model, config, examples, batch, smoothing, &device);
-    let loss = sum / count;
+    let (sum, count) = loss_parts(model, batch, &device);
+    Ok(backward(sum / count, model))
+}
+
+/// The value of `loss` and its gradients with respect to `model`'s parameters.
+fn backward(loss: Tensor<1>, model: &Transformer) -> (f32, GradientsParams) {
     let value: f32 = loss.clone().into_scalar();
-    Ok((value, GradientsParams::from_grads(loss.backward(), model)))
+    (value, GradientsParams::from_grads(loss.backward(), model))
 }
 
 /// The summed token loss of one batch of `examples` (teacher forcing: the target shifted by

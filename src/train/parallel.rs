@@ -11,26 +11,29 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor};
 
-use super::{batch_loss_parts, Example, TrainOptions};
+use super::{backward, TrainOptions};
 use crate::error::{Error, Result};
-use crate::model::config::ModelConfig;
 use crate::model::dropout::with_own_generator;
 use crate::model::Transformer;
 use crate::session::sampling::Rng;
 
 /// The batch's mean token loss and its gradients, computed on `options.threads` threads.
-pub(super) fn step(
+/// `loss_parts` gives the summed token loss of some of the batch's rows (and their token count,
+/// unused here: each share is divided by the whole batch's `tokens`).
+pub(super) fn step<F>(
     model: &Transformer,
-    config: &ModelConfig,
-    examples: &[Example],
     batch: &[usize],
+    tokens: usize,
     options: &TrainOptions,
     step: usize,
-) -> Result<(f32, GradientsParams)> {
-    let tokens: usize = batch.iter().map(|&i| examples[i].tgt.len() - 1).sum();
+    loss_parts: F,
+) -> Result<(f32, GradientsParams)>
+where
+    F: Fn(&Transformer, &[usize], &Device) -> (Tensor<1>, Tensor<1>) + Sync,
+{
     let share = batch.len().div_ceil(options.threads.max(1)).max(1);
-    let smoothing = options.label_smoothing;
     let device = Device::flex().autodiff();
+    let loss_parts = &loss_parts;
     let results: Vec<std::thread::Result<(f32, GradientsParams)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = batch
             .chunks(share)
@@ -41,11 +44,8 @@ pub(super) fn step(
                 let seed = share_seed(options.seed, step, place);
                 scope.spawn(move || {
                     with_own_generator(seed, || {
-                        let (sum, _) =
-                            batch_loss_parts(&local, config, examples, rows, smoothing, &device);
-                        let loss = sum.div_scalar(tokens.max(1) as f32);
-                        let value: f32 = loss.clone().into_scalar();
-                        (value, GradientsParams::from_grads(loss.backward(), &local))
+                        let (sum, _) = loss_parts(&local, rows, &device);
+                        backward(sum.div_scalar(tokens.max(1) as f32), &local)
                     })
                 })
             })

@@ -3,7 +3,7 @@
 
 use attnscope::session::Inspect;
 use attnscope::trace::journey::{
-    AttentionJourney, FeedForwardJourney, HeadJourney, Journey, NormPlacement, Stack,
+    mean_std, AttentionJourney, FeedForwardJourney, HeadJourney, Journey, NormPlacement, Stack,
 };
 use attnscope::trace::{Flags, Floats};
 use attnscope::ModelConfig;
@@ -19,16 +19,113 @@ fn floats(m: &Matrix) -> Floats {
     Floats(m.2.clone())
 }
 
-/// Mean and population standard deviation, in f64.
-fn stats(values: &[f32]) -> (f32, f32) {
-    let n = values.len() as f64;
-    let mean = values.iter().map(|&v| v as f64).sum::<f64>() / n;
-    let var = values
-        .iter()
-        .map(|&v| (v as f64 - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    (mean as f32, var.sqrt() as f32)
+/// What every sub-layer's journey ends with: its input LayerNorm'd (pre-norm), its output, the
+/// residual connection and the LayerNorm after it (post-norm), and the statistics it normalises.
+struct AddNorm {
+    normed_input: Option<Floats>,
+    projected: Floats,
+    residual: Floats,
+    normed: Option<Floats>,
+    mean: f32,
+    std: f32,
+}
+
+/// The sub-layer `sublayer` around the row `x` in plain loops: it gets the sub-layer's input
+/// (`x`, LayerNorm'd by `norm` in pre-norm) and gives what it found on the way and its output.
+/// Returns those findings, the [`AddNorm`] around them, and the sub-layer's result.
+fn residual_block<T>(
+    r: &Reference,
+    norm: &str,
+    x: &Matrix,
+    sublayer: impl FnOnce(&Matrix) -> (T, Matrix),
+) -> (T, AddNorm, Matrix) {
+    let pre = r.config.norm_first;
+    let input = if pre {
+        r.layer_norm(x, norm)
+    } else {
+        x.clone()
+    };
+    let (found, projected) = sublayer(&input);
+    let residual = Reference::add(x, &projected);
+    let normed = (!pre).then(|| r.layer_norm(&residual, norm));
+    let (mean, std) = mean_std(if pre { &x.2 } else { &residual.2 });
+    let result = normed.clone().unwrap_or_else(|| residual.clone());
+    let end = AddNorm {
+        normed_input: pre.then(|| floats(&input)),
+        projected: floats(&projected),
+        residual: floats(&residual),
+        normed: normed.as_ref().map(floats),
+        mean,
+        std,
+    };
+    (found, end, result)
+}
+
+/// `$journey { fields }`, completed with the fields every sub-layer's journey ends with, taken
+/// from the [`AddNorm`] `$end`.
+macro_rules! ending_with {
+    ($journey:ident { $($field:ident: $value:expr),* $(,)? }, $end:expr) => {{
+        let end: AddNorm = $end;
+        $journey {
+            $($field: $value,)*
+            normed_input: end.normed_input,
+            projected: end.projected,
+            residual: end.residual,
+            normed: end.normed,
+            mean: end.mean,
+            std: end.std,
+        }
+    }};
+}
+
+/// Head `h` (of width `dk`) of one query row `q` over the keys `k` and values `v` (`n` rows of
+/// d_model), `hidden` keys masked, in f64.
+fn head(q: &Matrix, k: &Matrix, v: &Matrix, h: usize, dk: usize, hidden: &[bool]) -> HeadJourney {
+    let (d, n) = (q.1, k.0);
+    let part = |m: &Matrix, j: usize| m.2[j * d + h * dk..j * d + (h + 1) * dk].to_vec();
+    let q_h = part(q, 0);
+    let k_h: Vec<f32> = (0..n).flat_map(|j| part(k, j)).collect();
+    let v_h: Vec<f32> = (0..n).flat_map(|j| part(v, j)).collect();
+    let scores: Vec<f64> = (0..n)
+        .map(|j| {
+            (0..dk)
+                .map(|c| q_h[c] as f64 * k_h[j * dk + c] as f64)
+                .sum()
+        })
+        .collect();
+    let scaled: Vec<f64> = scores.iter().map(|s| s / (dk as f64).sqrt()).collect();
+    let max = (0..n)
+        .filter(|&j| !hidden[j])
+        .map(|j| scaled[j])
+        .fold(f64::NEG_INFINITY, f64::max);
+    let exps: Vec<f64> = (0..n)
+        .map(|j| {
+            if hidden[j] {
+                0.0
+            } else {
+                (scaled[j] - max).exp()
+            }
+        })
+        .collect();
+    let sum: f64 = exps.iter().sum();
+    let weights: Vec<f64> = exps.iter().map(|e| e / sum).collect();
+    let output: Vec<f32> = (0..dk)
+        .map(|c| {
+            (0..n)
+                .map(|j| weights[j] * v_h[j * dk + c] as f64)
+                .sum::<f64>() as f32
+        })
+        .collect();
+    let f32s = |v: &[f64]| Floats(v.iter().map(|&x| x as f32).collect());
+    HeadJourney {
+        q: Floats(q_h),
+        keys: Floats(k_h),
+        values: Floats(v_h),
+        scores: f32s(&scores),
+        scaled: f32s(&scaled),
+        weights: f32s(&weights),
+        output: Floats(output),
+    }
 }
 
 /// One attention sub-layer for the query input `x` (one row), over keys and values projected
@@ -41,90 +138,34 @@ fn attention(
     kv_in: &Matrix,
     keys: (Vec<String>, Vec<bool>),
 ) -> (AttentionJourney, Matrix) {
-    let pre = r.config.norm_first;
     let heads = if prefix.starts_with("encoder") {
         r.config.encoder_heads()
     } else {
         r.config.decoder_heads()
     };
-    let (d, bias, n) = (r.config.d_model, r.config.attention_bias, kv_in.0);
+    let (d, bias) = (r.config.d_model, r.config.attention_bias);
     let dk = d / heads;
-    let q_in = if pre {
-        r.layer_norm(x, norm)
-    } else {
-        x.clone()
-    };
-    let q = r.linear(&q_in, &format!("{prefix}.w_q"), bias);
-    let k = r.linear(kv_in, &format!("{prefix}.w_k"), bias);
-    let v = r.linear(kv_in, &format!("{prefix}.w_v"), bias);
-    let hidden = &keys.1;
-    let mut concat = vec![];
-    let mut journeys = vec![];
-    for h in 0..heads {
-        let part = |m: &Matrix, j: usize| m.2[j * d + h * dk..j * d + (h + 1) * dk].to_vec();
-        let q_h = part(&q, 0);
-        let k_h: Vec<f32> = (0..n).flat_map(|j| part(&k, j)).collect();
-        let v_h: Vec<f32> = (0..n).flat_map(|j| part(&v, j)).collect();
-        let scores: Vec<f64> = (0..n)
-            .map(|j| {
-                (0..dk)
-                    .map(|c| q_h[c] as f64 * k_h[j * dk + c] as f64)
-                    .sum()
-            })
+    let ((journeys, concat), end, result) = residual_block(r, norm, x, |q_in| {
+        let q = r.linear(q_in, &format!("{prefix}.w_q"), bias);
+        let k = r.linear(kv_in, &format!("{prefix}.w_k"), bias);
+        let v = r.linear(kv_in, &format!("{prefix}.w_v"), bias);
+        let journeys: Vec<HeadJourney> = (0..heads)
+            .map(|h| head(&q, &k, &v, h, dk, &keys.1))
             .collect();
-        let scaled: Vec<f64> = scores.iter().map(|s| s / (dk as f64).sqrt()).collect();
-        let max = (0..n)
-            .filter(|&j| !hidden[j])
-            .map(|j| scaled[j])
-            .fold(f64::NEG_INFINITY, f64::max);
-        let exps: Vec<f64> = (0..n)
-            .map(|j| {
-                if hidden[j] {
-                    0.0
-                } else {
-                    (scaled[j] - max).exp()
-                }
-            })
-            .collect();
-        let sum: f64 = exps.iter().sum();
-        let weights: Vec<f64> = exps.iter().map(|e| e / sum).collect();
-        let output: Vec<f32> = (0..dk)
-            .map(|c| {
-                (0..n)
-                    .map(|j| weights[j] * v_h[j * dk + c] as f64)
-                    .sum::<f64>() as f32
-            })
-            .collect();
-        concat.extend_from_slice(&output);
-        let f32s = |v: &[f64]| Floats(v.iter().map(|&x| x as f32).collect());
-        journeys.push(HeadJourney {
-            q: Floats(q_h),
-            keys: Floats(k_h),
-            values: Floats(v_h),
-            scores: f32s(&scores),
-            scaled: f32s(&scaled),
-            weights: f32s(&weights),
-            output: Floats(output),
-        });
-    }
-    let projected = r.linear(&(1, d, concat.clone()), &format!("{prefix}.w_o"), bias);
-    let residual = Reference::add(x, &projected);
-    let normed = (!pre).then(|| r.layer_norm(&residual, norm));
-    let (mean, std) = stats(if pre { &x.2 } else { &residual.2 });
-    let result = normed.clone().unwrap_or_else(|| residual.clone());
-    let journey = AttentionJourney {
-        k_len: n,
-        key_tokens: keys.0,
-        masked: Flags(keys.1),
-        normed_input: pre.then(|| floats(&q_in)),
-        heads: journeys,
-        concat: Floats(concat),
-        projected: floats(&projected),
-        residual: floats(&residual),
-        normed: normed.as_ref().map(floats),
-        mean,
-        std,
-    };
+        let concat: Vec<f32> = journeys.iter().flat_map(|j| j.output.0.clone()).collect();
+        let projected = r.linear(&(1, d, concat.clone()), &format!("{prefix}.w_o"), bias);
+        ((journeys, concat), projected)
+    });
+    let journey = ending_with!(
+        AttentionJourney {
+            k_len: kv_in.0,
+            key_tokens: keys.0,
+            masked: Flags(keys.1),
+            heads: journeys,
+            concat: Floats(concat),
+        },
+        end
+    );
     (journey, result)
 }
 
@@ -135,28 +176,18 @@ fn feed_forward(
     norm: &str,
     x: &Matrix,
 ) -> (FeedForwardJourney, Matrix) {
-    let pre = r.config.norm_first;
-    let input = if pre {
-        r.layer_norm(x, norm)
-    } else {
-        x.clone()
-    };
-    let hidden = r.ffn_hidden(&input, prefix);
-    let projected = r.linear(&hidden, &format!("{prefix}.linear_2"), true);
-    let residual = Reference::add(x, &projected);
-    let normed = (!pre).then(|| r.layer_norm(&residual, norm));
-    let (mean, std) = stats(if pre { &x.2 } else { &residual.2 });
-    let result = normed.clone().unwrap_or_else(|| residual.clone());
-    let journey = FeedForwardJourney {
-        normed_input: pre.then(|| floats(&input)),
-        zeros: hidden.2.iter().filter(|&&h| h == 0.0).count(),
-        hidden: floats(&hidden),
-        projected: floats(&projected),
-        residual: floats(&residual),
-        normed: normed.as_ref().map(floats),
-        mean,
-        std,
-    };
+    let (hidden, end, result) = residual_block(r, norm, x, |input| {
+        let hidden = r.ffn_hidden(input, prefix);
+        let projected = r.linear(&hidden, &format!("{prefix}.linear_2"), true);
+        (hidden, projected)
+    });
+    let journey = ending_with!(
+        FeedForwardJourney {
+            zeros: hidden.2.iter().filter(|&&h| h == 0.0).count(),
+            hidden: floats(&hidden),
+        },
+        end
+    );
     (journey, result)
 }
 

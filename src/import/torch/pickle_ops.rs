@@ -10,6 +10,11 @@ pub(super) fn error(message: impl Into<String>) -> TorchError {
     TorchError::new(message)
 }
 
+/// An opcode that `does` to a `kind` (dict, list) found `other` there.
+fn not_a(does: &str, other: &Value, kind: &str) -> TorchError {
+    error(format!("{does} {}, which is not a {kind}", other.kind()))
+}
+
 impl Machine<'_> {
     /// Runs one opcode (its arguments follow it in the input); `Some(value)` at STOP.
     pub(super) fn step(&mut self, op: u8) -> Result<Option<Value>> {
@@ -26,26 +31,8 @@ impl Machine<'_> {
                 self.tuple(items)?;
             }
             0x85..=0x87 => self.tuple_of(usize::from(op - 0x84))?, // TUPLE1, TUPLE2, TUPLE3
-            b'q' => {
-                let key = self.input.u8()?;
-                self.put(key.into())?; // BINPUT
-            }
-            b'r' => {
-                let key = self.input.u32()?;
-                self.put(key)?; // LONG_BINPUT
-            }
-            0x94 => {
-                let key = u32::try_from(self.memo.len()).map_err(|_| error("fills the memo"))?;
-                self.put(key)?; // MEMOIZE
-            }
-            b'h' => {
-                let key = self.input.u8()?;
-                self.get(key.into())?; // BINGET
-            }
-            b'j' => {
-                let key = self.input.u32()?;
-                self.get(key)?; // LONG_BINGET
-            }
+            b'q' | b'r' | 0x94 => self.put(op)?,                   // BINPUT, LONG_BINPUT, MEMOIZE
+            b'h' | b'j' => self.get(op)?,                          // BINGET, LONG_BINGET
             b'J' | b'K' | b'M' | 0x8a | b'G' => self.number(op)?,
             b'N' => self.push(Value::None),
             0x88 => self.push(Value::Bool(true)),
@@ -119,7 +106,19 @@ impl Machine<'_> {
         }
     }
 
-    fn put(&mut self, key: u32) -> Result<()> {
+    /// The memo key of a BINPUT or BINGET (the next byte), a LONG_BINPUT or LONG_BINGET (the next
+    /// four) or a MEMOIZE (the memo's size).
+    fn memo_key(&mut self, op: u8) -> Result<u32> {
+        match op {
+            b'q' | b'h' => self.input.u8().map(u32::from),
+            b'r' | b'j' => self.input.u32(),
+            _ => u32::try_from(self.memo.len()).map_err(|_| error("fills the memo")),
+        }
+    }
+
+    /// BINPUT, LONG_BINPUT or MEMOIZE (`op`): the value on top of the stack into the memo.
+    fn put(&mut self, op: u8) -> Result<()> {
+        let key = self.memo_key(op)?;
         if self.memo.len() >= MAX_MEMO && !self.memo.contains_key(&key) {
             return Err(error(format!(
                 "puts more than {MAX_MEMO} values in the memo"
@@ -130,7 +129,9 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn get(&mut self, key: u32) -> Result<()> {
+    /// BINGET or LONG_BINGET (`op`): a value from the memo onto the stack.
+    fn get(&mut self, op: u8) -> Result<()> {
+        let key = self.memo_key(op)?;
         let value = self.memo.get(&key).cloned();
         let value = value.ok_or_else(|| error(format!("gets memo {key}, which was never put")))?;
         self.push(value);
@@ -231,12 +232,7 @@ impl Machine<'_> {
         }
         let dict = match self.top()? {
             &Value::Dict(id) => self.heap.dicts.get_mut(id),
-            other => {
-                return Err(error(format!(
-                    "sets items of {}, which is not a dict",
-                    other.kind()
-                )))
-            }
+            other => return Err(not_a("sets items of", other, "dict")),
         };
         let dict = dict.ok_or_else(|| error("sets items of a dict that was never made"))?;
         let mut items = items.into_iter();
@@ -255,12 +251,7 @@ impl Machine<'_> {
         };
         let list = match self.top()? {
             &Value::List(id) => self.heap.lists.get_mut(id),
-            other => {
-                return Err(error(format!(
-                    "appends to {}, which is not a list",
-                    other.kind()
-                )))
-            }
+            other => return Err(not_a("appends to", other, "list")),
         };
         list.ok_or_else(|| error("appends to a list that was never made"))?
             .extend(items);

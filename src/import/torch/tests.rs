@@ -292,6 +292,16 @@ fn sample_storages() -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
+/// [`sample_storages`] with each one's element size in bytes (f32, f16), as [`legacy_file`]
+/// takes them.
+fn legacy_storages() -> Vec<(&'static str, Vec<u8>, usize)> {
+    sample_storages()
+        .into_iter()
+        .zip([4, 2])
+        .map(|((k, d), s)| (k, d, s))
+        .collect()
+}
+
 fn check_sample(tensors: &[TorchTensor]) {
     let names: Vec<&str> = tensors.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(
@@ -338,32 +348,36 @@ fn zip64_records_give_the_same_tensors() {
 
 #[test]
 fn legacy_format_gives_the_same_tensors() {
-    let storages: Vec<_> = sample_storages()
-        .into_iter()
-        .zip([4, 2])
-        .map(|((k, d), s)| (k, d, s))
-        .collect();
-    check_sample(&read_state_dict(&legacy_file(&sample(true), &storages)).unwrap());
+    check_sample(&read_state_dict(&legacy_file(&sample(true), &legacy_storages())).unwrap());
+}
+
+/// The sample in each format read here, named as the fuzz target's seeds.
+fn built_checkpoints() -> [(&'static str, Vec<u8>); 3] {
+    [
+        (
+            "built_zip",
+            torch_zip(&sample(false), &sample_storages(), false),
+        ),
+        (
+            "built_zip64",
+            torch_zip(&sample(false), &sample_storages(), true),
+        ),
+        (
+            "built_legacy",
+            legacy_file(&sample(true), &legacy_storages()),
+        ),
+    ]
 }
 
 #[test]
 fn every_truncation_is_an_error() {
-    let storages: Vec<_> = sample_storages()
-        .into_iter()
-        .zip([4, 2])
-        .map(|((k, d), s)| (k, d, s))
-        .collect();
-    for file in [
-        torch_zip(&sample(false), &sample_storages(), false),
-        torch_zip(&sample(false), &sample_storages(), true),
-        legacy_file(&sample(true), &storages),
-    ] {
-        assert!(read_state_dict(&file).is_ok());
+    for (name, file) in built_checkpoints() {
+        assert!(read_state_dict(&file).is_ok(), "{name}");
         for len in 0..file.len() {
             let read = read_state_dict(&file[..len]);
             assert!(
                 read.is_err(),
-                "{len} of {} bytes read: {read:?}",
+                "{name}: {len} of {} bytes read: {read:?}",
                 file.len()
             );
         }
@@ -377,24 +391,7 @@ fn every_truncation_is_an_error() {
 #[ignore]
 fn write_torch_fuzz_seeds() {
     let dir = std::path::Path::new("fuzz/initial/torch_pickle");
-    let storages: Vec<_> = sample_storages()
-        .into_iter()
-        .zip([4, 2])
-        .map(|((k, d), s)| (k, d, s))
-        .collect();
-    std::fs::write(
-        dir.join("built_zip.bin"),
-        torch_zip(&sample(false), &sample_storages(), false),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("built_zip64.bin"),
-        torch_zip(&sample(false), &sample_storages(), true),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("built_legacy.bin"),
-        legacy_file(&sample(true), &storages),
-    )
-    .unwrap();
+    for (name, file) in built_checkpoints() {
+        std::fs::write(dir.join(format!("{name}.bin")), file).unwrap();
+    }
 }
