@@ -40,7 +40,7 @@ fn snapshots_are_log_spaced_small_and_end_at_the_shipped_weights() {
         snapshot_bytes(&timeline.snapshots[steps.len() - 2].file),
         snapshot_bytes(&last.file)
     );
-    assert_eq!((last.heldout, timeline.snapshots[0].heldout), (0.98, 0.0));
+    assert_eq!((last.heldout, timeline.snapshots[0].heldout), (0.91, 0.0));
 }
 
 #[test]
@@ -94,8 +94,8 @@ fn cross_attention_sharpens_as_the_model_learns() {
     let (first_output, first) = entropy(&timeline.snapshots[0].file);
     let (last_output, last) = entropy(&timeline.snapshots.last().unwrap().file);
     // Measured values (nats): near-uniform over the 33 source tokens at the start (ln 33 = 3.50),
-    // much sharper at the end, above all in the first layer.
-    for (measured, expected) in [(&first, [3.335, 3.308]), (&last, [1.307, 1.715])] {
+    // much sharper at the end in both layers.
+    for (measured, expected) in [(&first, [3.329, 3.349]), (&last, [1.476, 1.572])] {
         for (m, e) in measured.iter().zip(expected) {
             assert!(
                 (m - e).abs() < 0.01,
@@ -103,8 +103,8 @@ fn cross_attention_sharpens_as_the_model_learns() {
             );
         }
     }
-    assert!(first[0] - last[0] > 2.0);
-    assert!(first[1] - last[1] > 1.5);
+    assert!(first[0] - last[0] > 1.8);
+    assert!(first[1] - last[1] > 1.7);
     assert_ne!(first_output, last_output);
     assert_eq!(last_output, "1958-08-29");
 }
@@ -123,7 +123,7 @@ fn the_cli_prints_the_timeline_and_traces_a_checkpoint() {
     assert_eq!(rows.len(), 15);
     assert_eq!(rows[14]["output"], "1958-08-29");
     assert_eq!(rows[9]["step"], 256);
-    assert_eq!(rows[9]["output"], "1959-08-29");
+    assert_eq!(rows[9]["output"], "2085-08-28");
     assert_eq!(rows[0]["crossEntropy"].as_array().unwrap().len(), 2);
     let at = |command: &str, step: &str, extra: &[&str]| {
         let mut args = vec![
@@ -138,7 +138,7 @@ fn the_cli_prints_the_timeline_and_traces_a_checkpoint() {
         common::attnscope(env!("CARGO_BIN_EXE_attnscope"), &args)
     };
     let out = at("translate", "256", &[]);
-    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "1959-08-29");
+    assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), "2085-08-28");
     let out = at("trace", "4096", &["--json"]);
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["trace"]["output"], "1958-08-29");

@@ -18,7 +18,7 @@ use crate::{block_on, Result, Session, Trace};
 pub(super) struct TraceArgs {
     #[command(flatten)]
     decode: Decode,
-    /// Print the answer as JSON: `{"trace": …, "stages": …}` (see README, "Trace JSON").
+    /// Print the answer as JSON: `{"trace": …, "stages": …}` (see docs/json.md, "Trace JSON").
     #[arg(long)]
     json: bool,
     /// Also give the occlusion attribution of this decoder row (it produced output token
@@ -56,7 +56,20 @@ pub(super) fn translate(args: &Decode) -> Result<()> {
         );
     }
     println!("{}", trace.output);
+    note_impossible_date(trace);
     Ok(())
+}
+
+/// A note on stderr when the output is a date that does not exist: the output is printed as the
+/// model wrote it, and marked here (and in `trace --json` as `trace.impossibleDate`).
+fn note_impossible_date(trace: &Trace) {
+    if let Some(date) = &trace.impossible_date {
+        eprintln!(
+            "note: {} is not a real date ({}); this is the model's output as it wrote it",
+            trace.output,
+            date.reason()
+        );
+    }
 }
 
 /// Translate, then print every attention matrix, or the answer as JSON.
@@ -94,6 +107,7 @@ pub(super) fn trace(args: TraceArgs) -> Result<()> {
         if let Some(stages) = stages {
             print_stages(&stages);
         }
+        note_impossible_date(trace);
     }
     Ok(())
 }

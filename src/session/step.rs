@@ -6,6 +6,7 @@ use super::readback::{flat, read_back};
 use super::sampling::{next_token, probabilities, top_k};
 use super::{output_text, Session, CANDIDATES};
 use crate::error::{Error, Result};
+use crate::text::calendar::impossible_iso_date;
 use crate::trace::{Candidate, Step, Trace};
 
 impl Session {
@@ -110,7 +111,7 @@ impl Session {
             .collect()
     }
 
-    /// Bring the trace's derived fields (output text, finished) up to date.
+    /// Bring the trace's derived fields (output text, impossible date, finished) up to date.
     fn after_change(&mut self) -> Result<()> {
         let config = &self.loaded.config;
         let tokenizer = &self.loaded.tgt_tokenizer;
@@ -118,6 +119,7 @@ impl Session {
         let trace = &mut state.trace;
         trace.finished = Self::finish_reason(config, trace).is_some();
         trace.output = output_text(config, tokenizer, &trace.tgt_ids);
+        trace.impossible_date = impossible_iso_date(&trace.output);
         Ok(())
     }
 

@@ -9,11 +9,13 @@
 //! This file is the runtime half (loading, encoding, display), which ships in the wasm module;
 //! `checks` vets untrusted files before `tokenizers` sees them, `marian` holds the Marian rules,
 //! `base64` is the one codec, `spm` reads SentencePiece model files (for the Marian import, in
-//! the CLI and in the page). Native only: `build` (tokenizers for training).
+//! the CLI and in the page), `calendar` says which days exist (for the date generator and for
+//! marking an impossible date the model writes). Native only: `build` (tokenizers for training).
 
 pub mod base64;
 #[cfg(not(target_arch = "wasm32"))]
 mod build;
+pub mod calendar;
 mod checks;
 mod document;
 mod marian;

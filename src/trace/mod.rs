@@ -12,6 +12,7 @@ use serde::Serialize;
 pub use crate::flat::{Flags, Floats};
 use crate::model::masks::Mask;
 pub use crate::model::AttentionKind;
+use crate::text::calendar::ImpossibleDate;
 
 /// Attention weights of every layer and head of one kind.
 ///
@@ -178,6 +179,11 @@ pub struct Trace {
     pub tgt_tokens: Vec<String>,
     /// The output as text (without special tokens).
     pub output: String,
+    /// Set when the output is written as a date, `YYYY-MM-DD`, that does not exist (2019-02-29):
+    /// the output stays as the model wrote it, and the page and the CLI mark it by the calendar's
+    /// rule ([`crate::text::calendar`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impossible_date: Option<ImpossibleDate>,
     /// Whether decoding has ended (end token, or no position left).
     pub finished: bool,
     /// `[layers, heads, src, src]`.
@@ -235,6 +241,7 @@ impl Trace {
             tgt_ids: vec![start_token.0],
             tgt_tokens: vec![start_token.1],
             output: String::new(),
+            impossible_date: None,
             finished: false,
             encoder_self_attention,
             decoder_self_attention: AttentionStack::empty(decoder_layers, heads, 0),

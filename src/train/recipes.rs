@@ -4,26 +4,30 @@
 //! `attnscope train date-iso --out models/date-iso`,
 //! `attnscope train en-zh --data data --out models/en-zh` and
 //! `attnscope train zh-en --data data --out models/zh-en` call these.
+//!
+//! This file says what each recipe trains on and with which settings; `run` carries a recipe
+//! out the same way for all three: tokenizers, training, the model folder, its figures.
+
+mod run;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::agreement::human_agreement;
 use super::data::Pair;
 use super::dictionary::dictionary_pairs;
-use super::evaluate::{evaluate, Metrics};
-use super::recorder::{TimelineRecorder, TIMELINE_HELDOUT_PAIRS};
+use super::evaluate::Metrics;
+use super::recorder::TIMELINE_HELDOUT_PAIRS;
 use super::recording::{record_timeline, recorded_sentences};
 use super::sets::{
-    date_sets, date_train, translation_data_with, Heldout, TranslationData, DATE_TRAIN_SIZE,
+    date_sets, date_train, translation_data_with, TranslationData, DATE_TRAIN_SIZE,
     GENERATED_SENTENCES,
 };
-use super::{resume_point, tokenize_pairs, train, TrainOptions};
-use crate::error::{Error, Result};
-use crate::files::folder::{write, ModelFolder};
-use crate::files::weights::save_weights;
+use super::TrainOptions;
+use crate::error::Result;
 use crate::model::config::ModelConfig;
-use crate::text::{build_tokenizer, Granularity, TextTokenizer};
+use crate::text::Granularity;
+use run::{build, write_metrics, Run};
 
 /// English BPE vocabulary size (specials included).
 pub const ENGLISH_SUBWORDS: usize = 4000;
@@ -93,26 +97,6 @@ fn options(
         stop_after_epochs: recipe.stop_after_epochs,
         threads: recipe.threads.unwrap_or(threads),
     }
-}
-
-/// Source and target vocabularies from the training pairs, each cut at its granularity and
-/// keeping pieces seen at least `min_count` times (BPE: merges seen that often).
-fn tokenizers(
-    pairs: &[Pair],
-    (source, source_min_count): (Granularity, usize),
-    (target, target_min_count): (Granularity, usize),
-) -> Result<(TextTokenizer, TextTokenizer)> {
-    let src = build_tokenizer(
-        source,
-        pairs.iter().map(|p| p.source.as_str()),
-        source_min_count,
-    )?;
-    let tgt = build_tokenizer(
-        target,
-        pairs.iter().map(|p| p.target.as_str()),
-        target_min_count,
-    )?;
-    Ok((src, tgt))
 }
 
 /// Build `models/date-iso` (hand-written held-out phrasings from `data_dir`).
@@ -279,155 +263,3 @@ pub const TRANSLATION_BATCH: usize = 64;
 pub const TRANSLATION_LEARNING_RATE: f64 = 1e-3;
 /// Warm-up steps.
 pub const TRANSLATION_WARMUP: usize = 1000;
-
-/// What one recipe trains: the model's config, its tokenizers, how to train, where to write.
-struct Run<'a> {
-    out: &'a Path,
-    config: ModelConfig,
-    src: TextTokenizer,
-    tgt: TextTokenizer,
-    options: TrainOptions,
-}
-
-impl<'a> Run<'a> {
-    /// Tokenizers from the training pairs (each side's granularity and minimum count), then the
-    /// preset config for their vocabulary sizes.
-    fn prepare(
-        out: &'a Path,
-        train_pairs: &[Pair],
-        (source, target): ((Granularity, usize), (Granularity, usize)),
-        preset: fn(usize, usize) -> ModelConfig,
-        options: TrainOptions,
-    ) -> Result<Self> {
-        let (src, tgt) = tokenizers(train_pairs, source, target)?;
-        Ok(Self {
-            out,
-            config: preset(src.vocab_size(), tgt.vocab_size()),
-            src,
-            tgt,
-            options,
-        })
-    }
-
-    /// This run with the recipe options' overrides of its config: the output projection tied
-    /// to the target embedding or not, the dropout, the layers of each stack and their width,
-    /// where given.
-    fn overridden(mut self, recipe: &RecipeOptions) -> Self {
-        if let Some(tie) = recipe.tie_output {
-            self.config.tie_output = tie;
-        }
-        if let Some(layers) = recipe.layers {
-            self.config.n_encoder_layers = layers;
-            self.config.n_decoder_layers = layers;
-        }
-        if let Some(width) = recipe.width {
-            self.config.d_model = width;
-            self.config.d_ff = 4 * width;
-        }
-        if let Some(dropout) = recipe.dropout {
-            self.config.dropout = dropout;
-        }
-        self
-    }
-}
-
-/// Train `run` on `train_pairs`, write the model folder, evaluate on `heldout`; with
-/// `timeline_pairs`, also keep the training snapshots measured on those pairs.
-fn build(
-    run: &Run<'_>,
-    train_pairs: &[Pair],
-    heldout: &[Heldout],
-    timeline_pairs: Option<&[Pair]>,
-) -> Result<Metrics> {
-    let Run {
-        out,
-        config,
-        src,
-        tgt,
-        options,
-    } = run;
-    let (out, config, src, tgt) = (*out, config, src, tgt);
-    let (examples, dropped) = tokenize_pairs(train_pairs, config, src, tgt)?;
-    eprintln!(
-        "{}: {} training pairs ({dropped} too long), vocab {} → {}, {} held out",
-        config.name,
-        examples.len(),
-        src.vocab_size(),
-        tgt.vocab_size(),
-        heldout.iter().map(|h| h.pairs.len()).sum::<usize>()
-    );
-    // A resumed run keeps the log lines before its checkpoint and appends the rest.
-    // Refused here, before the loss log is cut back to the checkpoint's step, if at all.
-    let (_, resumed) = resume_point(config, &examples, options)?;
-    let before = resumed.as_ref().map_or(0.0, |state| state.seconds);
-    let mut log = open_log(out, resumed.as_ref().map(|state| state.step))?;
-    let started = Instant::now();
-    let mut snapshot_time = Duration::ZERO;
-    let mut model = match timeline_pairs {
-        Some(pairs) => {
-            let resumed_step = resumed.as_ref().map(|state| state.step);
-            let mut recorder = TimelineRecorder::new(out, config, src, tgt, pairs, resumed_step)?;
-            let model = train(
-                config,
-                &examples,
-                options,
-                &mut log,
-                Some(&mut |point, model| recorder.record(point, model)),
-            )?;
-            snapshot_time = recorder.elapsed;
-            recorder.write()?;
-            model
-        }
-        None => train(config, &examples, options, &mut log, None)?,
-    };
-    let train_seconds = before + (started.elapsed() - snapshot_time).as_secs_f64();
-    drop(log);
-    ModelFolder {
-        config: config.to_json()?.into_bytes(),
-        weights: save_weights(config, &mut model, true)?,
-        src_tokenizer: src.to_json()?.into_bytes(),
-        tgt_tokenizer: tgt.to_json()?.into_bytes(),
-    }
-    .write(out)?;
-    let mut metrics = evaluate(out, heldout)?;
-    metrics.train_pairs = examples.len();
-    metrics.train_seconds = train_seconds;
-    Ok(metrics)
-}
-
-/// `<out>/metrics.json`.
-fn write_metrics(out: &Path, metrics: &Metrics) -> Result<()> {
-    let json = serde_json::to_string_pretty(metrics)?;
-    write(out, "metrics.json", json.as_bytes())
-}
-
-/// `<out>/train_log.tsv`, for a new run or, after `resumed_step`, with the lines before that
-/// step kept and the rest appended.
-fn open_log(out: &Path, resumed_step: Option<usize>) -> Result<std::io::BufWriter<std::fs::File>> {
-    std::fs::create_dir_all(out).map_err(|e| Error::Io {
-        path: out.display().to_string(),
-        message: e.to_string(),
-    })?;
-    let log_path = out.join("train_log.tsv");
-    let io_error = |e: std::io::Error| Error::Io {
-        path: log_path.display().to_string(),
-        message: e.to_string(),
-    };
-    if let Some(step) = resumed_step {
-        let text = std::fs::read_to_string(&log_path).map_err(io_error)?;
-        let kept: String = text
-            .lines()
-            .take(step + 1)
-            .flat_map(|line| [line, "\n"])
-            .collect();
-        std::fs::write(&log_path, kept).map_err(io_error)?;
-    }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(resumed_step.is_some())
-        .write(true)
-        .truncate(resumed_step.is_none())
-        .open(&log_path)
-        .map_err(io_error)?;
-    Ok(std::io::BufWriter::new(file))
-}

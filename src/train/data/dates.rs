@@ -1,76 +1,24 @@
-//! Dates as people write them, and their ISO 8601 form: the `date-iso` task.
+//! Dates as people write them, and their ISO 8601 form: the `date-iso` task's pairs.
 //!
 //! Years run 1900–2099; two-digit years ('58) stand for 1950–2049. Weekdays are the real ones.
 //! A slash date is day first (29/08/1958) unless the first number cannot be a month, so
 //! 12/25/2023 is US order. Text that is not a real date (31 February, "hello") maps to
 //! [`INVALID`], so the model never has to invent a date.
+//!
+//! `date_formats` writes a date in words, `numeric_dates` in numbers only; which days exist is
+//! [`crate::text::calendar`]'s rule, the same one by which the page and the CLI mark an
+//! impossible date the model writes.
 
 use std::collections::HashSet;
 
-use super::numeric_dates::numeric_pair;
+use super::date_formats::{format_date, Date, FORMATS, WITH_WEEKDAY};
+use super::numeric_dates::{numeric_pair, Layout};
 use super::Pair;
 use crate::session::sampling::Rng;
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const WEEKDAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
+use crate::text::calendar::{days_in_month, is_leap_year};
 
 /// The answer for text that is not a valid date.
 pub const INVALID: &str = "invalid";
-
-const ORDINAL_WORDS: [&str; 31] = [
-    "first",
-    "second",
-    "third",
-    "fourth",
-    "fifth",
-    "sixth",
-    "seventh",
-    "eighth",
-    "ninth",
-    "tenth",
-    "eleventh",
-    "twelfth",
-    "thirteenth",
-    "fourteenth",
-    "fifteenth",
-    "sixteenth",
-    "seventeenth",
-    "eighteenth",
-    "nineteenth",
-    "twentieth",
-    "twenty-first",
-    "twenty-second",
-    "twenty-third",
-    "twenty-fourth",
-    "twenty-fifth",
-    "twenty-sixth",
-    "twenty-seventh",
-    "twenty-eighth",
-    "twenty-ninth",
-    "thirtieth",
-    "thirty-first",
-];
 
 /// Words and phrases that are not dates (with random letters and digits, the non-date inputs).
 const NOT_DATES: [&str; 40] = [
@@ -116,135 +64,102 @@ const NOT_DATES: [&str; 40] = [
     "banana",
 ];
 
-/// A calendar date.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Date {
-    /// Year, 1900..=2099.
-    pub year: i32,
-    /// Month, 1..=12.
-    pub month: u32,
-    /// Day of the month.
-    pub day: u32,
-}
-
-/// Days in a month of a year.
-pub fn days_in_month(year: i32, month: u32) -> u32 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
-fn days_from_civil(date: Date) -> i64 {
-    let y = if date.month <= 2 {
-        date.year - 1
-    } else {
-        date.year
-    } as i64;
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let m = date.month as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + date.day as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-impl Date {
-    /// 0 = Monday … 6 = Sunday.
-    pub fn weekday(self) -> usize {
-        // 1970-01-01 was a Thursday (index 3).
-        (days_from_civil(self) + 3).rem_euclid(7) as usize
-    }
-
-    /// `YYYY-MM-DD`.
-    pub fn iso(self) -> String {
-        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
-    }
-
-    /// A uniformly random date in 1900–2099.
-    pub fn random(rng: &mut Rng) -> Self {
-        let year = 1900 + (rng.next_u64() % 200) as i32;
-        let month = 1 + (rng.next_u64() % 12) as u32;
-        let day = 1 + (rng.next_u64() % days_in_month(year, month) as u64) as u32;
-        Self { year, month, day }
-    }
-}
-
-fn ordinal(day: u32) -> String {
-    let suffix = match (day % 10, day % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{day}{suffix}")
-}
-
-/// Number of written formats.
-pub const FORMATS: usize = 30;
-
-/// Formats that name the weekday (never used for an impossible date).
-const WITH_WEEKDAY: [usize; 4] = [5, 6, 7, 18];
-
-/// The date written in format `index` (0..FORMATS); `None` when the format needs a two-digit
-/// year and the date is outside 1950–2049, or is US order and the day is 12 or less.
-pub fn format_date(date: Date, index: usize) -> Option<String> {
-    let Date { year, month, day } = date;
-    let name = MONTHS[month as usize - 1];
-    let short = &name[..3];
-    let weekday = WEEKDAYS[date.weekday()];
-    let words = ORDINAL_WORDS
-        .get(day as usize - 1)
-        .copied()
-        .unwrap_or("zeroth");
-    let yy = format!("{:02}", year.rem_euclid(100));
-    let two_digit_ok = (1950..=2049).contains(&year);
-    let text = match index {
-        0 => format!("{day} {name} {year}"),
-        1 => format!("{name} {day}, {year}"),
-        2 => format!("{short} {day}, {year}"),
-        3 if two_digit_ok => format!("{short} {day}, '{yy}"),
-        4 => format!("{day:02}/{month:02}/{year}"),
-        5 => format!("{weekday}, the {} of {name} {year}", ordinal(day)),
-        6 => format!("{weekday}, {name} {day}, {year}"),
-        7 => format!("{} {day} {short} {year}", &weekday[..3]),
-        8 => format!("{} {name} {year}", ordinal(day)),
-        9 => format!("the {} of {name}, {year}", ordinal(day)),
-        10 => format!("{day:02}-{short}-{year}"),
-        11 => format!("{} {day} {year}", name.to_uppercase()),
-        12 => format!("{year}, {name} {day}"),
-        13 if two_digit_ok => format!("{day} {short} '{yy}"),
-        14 => format!("{short}. {day}, {year}"),
-        15 => format!("{day}.{month}.{year}"),
-        16 => format!("{year}/{month}/{day}"),
-        17 => format!("{year}年{month}月{day}日"),
-        18 => format!("{}, {day} {short} {year}", &weekday[..3]),
-        19 => format!("{} {}, {year}", name.to_lowercase(), ordinal(day)),
-        20 => format!("the {words} of {name} {year}"),
-        21 => format!("{name} {words}, {year}"),
-        22 => format!("{words} of {name}, {year}"),
-        23 => date.iso(),
-        24 if day > 12 => format!("{month:02}/{day:02}/{year}"),
-        25 if day > 12 => format!("{month}/{day}/{year}"),
-        26 => format!("{day} {short} {year}"),
-        27 => format!("{name} {day} {year}"),
-        28 => format!("{} of {name} {year}", ordinal(day)),
-        29 => format!("{short} {} {year}", ordinal(day)),
-        _ => return None,
-    };
-    Some(text)
-}
-
-/// One in this many generated pairs is not a valid date (besides the numeric ones).
-pub const INVALID_SHARE: u64 = 8;
-
 /// One in this many generated pairs is written in numbers only, by
 /// [`super::numeric_dates::numeric_pair`] (about half of them name no date).
 pub const NUMERIC_SHARE: u64 = 4;
+
+/// One in this many of the other pairs is a near miss ([`near_miss`]): a day just past its
+/// month's end, or the last day that month has; a quarter of all pairs. Before this share
+/// (issue 55), about 1.6 % of the pairs were past a month's end, by chance.
+pub const NEAR_MISS_SHARE: u64 = 3;
+
+/// One in this many of the pairs left is not a valid date.
+pub const INVALID_SHARE: u64 = 8;
+
+/// A year 1900–2099, uniformly.
+fn random_year(rng: &mut Rng) -> i32 {
+    1900 + (rng.next_u64() % 200) as i32
+}
+
+/// A year 1900–2099 that is a leap year (`leap`) or a common one, uniformly among those.
+fn year_where(rng: &mut Rng, leap: bool) -> i32 {
+    loop {
+        let year = random_year(rng);
+        if is_leap_year(year) == leap {
+            return year;
+        }
+    }
+}
+
+/// A day just past its month's end: 29 February of a common year (3 in 6), 30 or 31 February
+/// (1 in 6), the 31st of April, June, September or November (2 in 6). A common year's 29 February
+/// is the hardest to tell: only the year says it does not exist.
+fn past_month_end(rng: &mut Rng) -> Date {
+    match rng.next_u64() % 6 {
+        0..=2 => Date {
+            year: year_where(rng, false),
+            month: 2,
+            day: 29,
+        },
+        3 => Date {
+            year: random_year(rng),
+            month: 2,
+            day: 30 + (rng.next_u64() % 2) as u32,
+        },
+        _ => Date {
+            year: random_year(rng),
+            month: [4, 6, 9, 11][(rng.next_u64() % 4) as usize],
+            day: 31,
+        },
+    }
+}
+
+/// The last day of a month: 29 February of a leap year half the time (against the common
+/// years' 29 February), otherwise the last day of any month of any year (31 December 1999,
+/// 30 April, 28 February of a common year).
+fn last_real_day(rng: &mut Rng) -> Date {
+    if rng.next_u64().is_multiple_of(2) {
+        return Date {
+            year: year_where(rng, true),
+            month: 2,
+            day: 29,
+        };
+    }
+    let year = random_year(rng);
+    let month = 1 + (rng.next_u64() % 12) as u32;
+    Date {
+        year,
+        month,
+        day: days_in_month(year, month),
+    }
+}
+
+/// A near miss: half the time a day past its month's end ([`INVALID`]), half the time a month's
+/// last day (its date). Half of them are written in one of the formats (an impossible day has no
+/// weekday, so not in one that names it), half in numbers only, in any order, separator and
+/// padding, labelled by the numeric rule like every numeric pair.
+fn near_miss(rng: &mut Rng) -> (Option<String>, String) {
+    let real = rng.next_u64().is_multiple_of(2);
+    let date = if real {
+        last_real_day(rng)
+    } else {
+        past_month_end(rng)
+    };
+    if rng.next_u64().is_multiple_of(2) {
+        let pair = Layout::random(rng).labelled(date.day, date.month, date.year);
+        return (Some(pair.source), pair.target);
+    }
+    let formats: Vec<usize> = (0..FORMATS)
+        .filter(|f| real || !WITH_WEEKDAY.contains(f))
+        .collect();
+    let format = formats[(rng.next_u64() % formats.len() as u64) as usize];
+    let answer = if real {
+        date.iso()
+    } else {
+        INVALID.to_string()
+    };
+    (format_date(date, format), answer)
+}
 
 /// A written date that does not exist: a day past the month's end (31 February, 31 April,
 /// 29 February of a common year), or, in ISO form, month 13–19 or day 00.
@@ -289,28 +204,36 @@ fn not_a_date(rng: &mut Rng) -> String {
     }
 }
 
-/// `count` distinct (written, answer) pairs from `seed`, none of whose sources is in
-/// `exclude`: one in [`NUMERIC_SHARE`] is numbers only (labelled by the numeric rule), of the
-/// rest about one in [`INVALID_SHARE`] answers [`INVALID`], the others are ISO dates.
+/// One (written, answer) pair, or `None` where the draw writes nothing (a format that does not
+/// fit the date): one in [`NUMERIC_SHARE`] numbers only; of the rest, one in [`NEAR_MISS_SHARE`]
+/// a near miss, then about one in [`INVALID_SHARE`] [`INVALID`], the others ISO dates.
+fn draw_pair(rng: &mut Rng) -> (Option<String>, String) {
+    if rng.next_u64().is_multiple_of(NUMERIC_SHARE) {
+        let pair = numeric_pair(rng);
+        (Some(pair.source), pair.target)
+    } else if rng.next_u64().is_multiple_of(NEAR_MISS_SHARE) {
+        near_miss(rng)
+    } else if rng.next_u64().is_multiple_of(INVALID_SHARE) {
+        let text = match rng.next_u64() % 2 {
+            0 => impossible_date(rng),
+            _ => Some(not_a_date(rng)),
+        };
+        (text, INVALID.to_string())
+    } else {
+        let date = Date::random(rng);
+        let format = (rng.next_u64() % FORMATS as u64) as usize;
+        (format_date(date, format), date.iso())
+    }
+}
+
+/// `count` distinct (written, answer) pairs from `seed` ([`draw_pair`]), none of whose sources
+/// is in `exclude`.
 pub fn date_pairs(count: usize, seed: u64, exclude: &HashSet<String>) -> Vec<Pair> {
     let mut rng = Rng::new(seed);
     let mut seen = HashSet::new();
     let mut pairs = Vec::with_capacity(count);
     while pairs.len() < count {
-        let (text, answer) = if rng.next_u64().is_multiple_of(NUMERIC_SHARE) {
-            let pair = numeric_pair(&mut rng);
-            (Some(pair.source), pair.target)
-        } else if rng.next_u64().is_multiple_of(INVALID_SHARE) {
-            let text = match rng.next_u64() % 2 {
-                0 => impossible_date(&mut rng),
-                _ => Some(not_a_date(&mut rng)),
-            };
-            (text, INVALID.to_string())
-        } else {
-            let date = Date::random(&mut rng);
-            let format = (rng.next_u64() % FORMATS as u64) as usize;
-            (format_date(date, format), date.iso())
-        };
+        let (text, answer) = draw_pair(&mut rng);
         if let Some(text) = text {
             // The tokenizer lower-cases, so sources differing only in case are one source.
             if !exclude.contains(&text.to_lowercase()) && seen.insert(text.to_lowercase()) {
@@ -323,75 +246,65 @@ pub fn date_pairs(count: usize, seed: u64, exclude: &HashSet<String>) -> Vec<Pai
 
 #[cfg(test)]
 mod tests {
+    use super::super::numeric_dates::read;
     use super::*;
 
     #[test]
-    fn weekdays_are_real() {
-        let date = Date {
-            year: 1958,
-            month: 8,
-            day: 29,
-        };
-        assert_eq!(WEEKDAYS[date.weekday()], "Friday");
-        assert_eq!(
-            WEEKDAYS[Date {
-                year: 2000,
-                month: 1,
-                day: 1
+    fn a_quarter_of_the_pairs_are_near_misses_and_each_is_labelled_by_the_calendar() {
+        let mut rng = Rng::new(9);
+        let draws: Vec<(String, String)> = (0..4000)
+            .filter_map(|_| {
+                let (text, answer) = near_miss(&mut rng);
+                text.map(|text| (text, answer))
+            })
+            .collect();
+        // Only a format with a two-digit year leaves a date unwritten.
+        assert!(draws.len() > 3900, "{}", draws.len());
+        let refused = draws.iter().filter(|(_, a)| a == INVALID).count();
+        assert!((1800..2200).contains(&refused), "{refused}");
+        for (text, answer) in &draws {
+            if answer == INVALID {
+                continue;
             }
-            .weekday()],
-            "Saturday"
-        );
-        assert_eq!(
-            WEEKDAYS[Date {
-                year: 2026,
-                month: 11,
-                day: 29
+            // A real near miss is its month's last day, and the numeric rule reads it the same.
+            let (year, month, day) = (&answer[..4], &answer[5..7], &answer[8..]);
+            let (year, month): (i32, u32) = (year.parse().unwrap(), month.parse().unwrap());
+            assert_eq!(
+                day.parse::<u32>().unwrap(),
+                days_in_month(year, month),
+                "{text}"
+            );
+            if let Some(date) = read(text) {
+                assert_eq!(&date.iso(), answer, "{text}");
             }
-            .weekday()],
-            "Sunday"
-        );
-        assert_eq!(
-            format_date(date, 5).unwrap(),
-            "Friday, the 29th of August 1958"
-        );
-        assert_eq!(format_date(date, 3).unwrap(), "Aug 29, '58");
-        assert_eq!(date.iso(), "1958-08-29");
-        assert!(format_date(
-            Date {
-                year: 1920,
-                month: 1,
-                day: 2
-            },
-            3
-        )
-        .is_none());
+        }
+        let lower: Vec<String> = draws.iter().map(|(t, _)| t.to_lowercase()).collect();
+        let has = |needle: &str| lower.iter().any(|t| t.contains(needle));
+        assert!(has("29 february") || has("february 29"));
+        assert!(has("31/12/") || has("12/31/") || has("-12-31"));
+        let pairs = date_pairs(5000, 4, &HashSet::new());
+        let last_days = pairs
+            .iter()
+            .filter(|p| p.target.len() == 10)
+            .filter(|p| {
+                let (year, month) = (
+                    p.target[..4].parse().unwrap(),
+                    p.target[5..7].parse().unwrap(),
+                );
+                p.target[8..].parse::<u32>().unwrap() == days_in_month(year, month)
+            })
+            .count();
+        // An eighth are a month's last day by design, and about 2 % more by chance.
+        assert!((600..800).contains(&last_days), "{last_days}");
     }
 
     #[test]
-    fn new_formats_and_invalid_dates() {
-        let solstice = Date {
-            year: 1999,
-            month: 6,
-            day: 21,
-        };
-        assert_eq!(
-            format_date(solstice, 20).unwrap(),
-            "the twenty-first of June 1999"
-        );
-        assert_eq!(format_date(solstice, 23).unwrap(), "1999-06-21");
-        assert_eq!(format_date(solstice, 24).unwrap(), "06/21/1999");
-        let ambiguous = Date { day: 5, ..solstice };
-        assert_eq!(
-            format_date(ambiguous, 24),
-            None,
-            "US order only when the day is over 12"
-        );
+    fn invalid_dates_are_named() {
         let pairs = date_pairs(4000, 3, &HashSet::new());
         let invalid: Vec<&Pair> = pairs.iter().filter(|p| p.target == INVALID).collect();
-        // One in 8 of the named dates, and about 6 in 10 of the numeric quarter (953 here).
-        assert!((800..1100).contains(&invalid.len()), "{}", invalid.len());
-        // Every invalid source is no real date: none parses back to a valid ISO answer.
+        // A quarter are numbers only (about six in ten of them no date), an eighth near misses
+        // past a month's end, and one in 8 of the others is invalid.
+        assert!((1100..1500).contains(&invalid.len()), "{}", invalid.len());
         for pair in &pairs {
             assert!(
                 pair.target == INVALID || pair.target.len() == 10,

@@ -1,6 +1,8 @@
-//! Training and evaluation data: the HSK sentence pairs, the generated grammar, the dates,
+//! Training and evaluation data: the HSK sentence pairs, the generated grammar, the dates
+//! (`dates` draws the pairs, `date_formats` writes a date in words, `numeric_dates` in numbers),
 //! and the two metrics (exact match, chrF). Native only: the page never trains.
 
+pub mod date_formats;
 pub mod dates;
 pub mod en_zh;
 pub mod metrics;

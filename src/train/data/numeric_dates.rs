@@ -6,15 +6,18 @@
 //! - `A?B?YYYY`: day first (A is the day, B the month) when B can be a month (1–12); month first
 //!   (US order) when it cannot and A can (A 1–12, B 13–31); otherwise no date (13/13/2013,
 //!   45.07.1999, 07/45/1999).
-//! - Then the day must exist in that month of that year (31/04, 29/02/2023 do not).
+//! - Then the day must exist in that month of that year (31/04, 29/02/2023 do not), by the
+//!   calendar's rule ([`crate::text::calendar`]).
 //!
 //! The training pairs write random numbers in every order and separator, and label them by this
 //! rule; [`impossible_numeric_dates`] lists every impossible month 13–99 and day 00, 32–99 in each
 //! order and separator, held out for the exhaustive test.
 
-use super::dates::{days_in_month, Date, INVALID};
+use super::date_formats::Date;
+use super::dates::INVALID;
 use super::Pair;
 use crate::session::sampling::Rng;
+use crate::text::calendar::is_real_date;
 
 /// The separators a numeric date is written with.
 pub const SEPARATORS: [char; 3] = ['/', '.', '-'];
@@ -90,30 +93,60 @@ pub fn read(text: &str) -> Option<Date> {
         _ => return None,
     };
     let year = i32::try_from(year).ok()?;
-    let real = (1900..=2099).contains(&year)
-        && (1..=12).contains(&month)
-        && (1..=days_in_month(year, month)).contains(&day);
+    let real = (1900..=2099).contains(&year) && is_real_date(year, month, day);
     real.then_some(Date { year, month, day })
+}
+
+/// How a numeric text is laid out: the order, the separator, and whether each number is padded
+/// to two digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Which number comes first.
+    pub order: Order,
+    /// `/`, `.` or `-`.
+    pub separator: char,
+    /// Two digits each.
+    pub padded: bool,
+}
+
+impl Layout {
+    /// A layout drawn uniformly: order, then separator, then padding.
+    pub fn random(rng: &mut Rng) -> Self {
+        let pick = |rng: &mut Rng, n: usize| (rng.next_u64() % n as u64) as usize;
+        let order = ORDERS[pick(rng, ORDERS.len())];
+        let separator = SEPARATORS[pick(rng, SEPARATORS.len())];
+        let padded = rng.next_u64().is_multiple_of(2);
+        Self {
+            order,
+            separator,
+            padded,
+        }
+    }
+
+    /// `day`, `month`, `year` written in this layout, with the answer the rule gives it: the
+    /// date it names, or [`INVALID`].
+    pub fn labelled(self, day: u32, month: u32, year: i32) -> Pair {
+        let text = write(self.order, self.separator, self.padded, day, month, year);
+        let answer = read(&text).map_or_else(|| INVALID.to_string(), Date::iso);
+        Pair::new(text, answer)
+    }
 }
 
 /// One numeric pair: a random date written in a random order, separator and padding, or two
 /// random numbers 0–99 in its place (mostly no date); labelled by [`read`].
 pub fn numeric_pair(rng: &mut Rng) -> Pair {
     let date = Date::random(rng);
-    let pick = |rng: &mut Rng, n: usize| (rng.next_u64() % n as u64) as usize;
-    let order = ORDERS[pick(rng, ORDERS.len())];
-    let separator = SEPARATORS[pick(rng, SEPARATORS.len())];
-    let padded = rng.next_u64().is_multiple_of(2);
+    let layout = Layout::random(rng);
+    let replaced = rng.next_u64() % 4;
+    let mut number = || (rng.next_u64() % 100) as u32;
     let (mut day, mut month) = (date.day, date.month);
-    match rng.next_u64() % 4 {
-        0 => month = pick(rng, 100) as u32,
-        1 => day = pick(rng, 100) as u32,
-        2 => (day, month) = (pick(rng, 100) as u32, pick(rng, 100) as u32),
+    match replaced {
+        0 => month = number(),
+        1 => day = number(),
+        2 => (day, month) = (number(), number()),
         _ => {}
     }
-    let text = write(order, separator, padded, day, month, date.year);
-    let answer = read(&text).map_or_else(|| INVALID.to_string(), Date::iso);
-    Pair::new(text, answer)
+    layout.labelled(day, month, date.year)
 }
 
 /// Every impossible month (13–99) and day (00, 32–99) in each order and separator, two digits
