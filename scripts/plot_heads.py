@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The pruning curves of the shipped models: docs/pruning.png from models/*/heads.json
-(README, "Which heads matter"; `attnscope heads --prune --json` writes those files).
+(docs/heads.md; `attnscope heads --prune --json` writes those files).
 
     python3 -m venv benches/.venv && benches/.venv/bin/pip install -r benches/requirements.txt
     benches/.venv/bin/python scripts/plot_heads.py [out.png]

@@ -1,4 +1,4 @@
-//! Heads switched off (README, "Which heads matter"): the session's forward pass with heads off
+//! Heads switched off (docs/heads.md): the session's forward pass with heads off
 //! against the plain-loop reference that zeroes those heads' outputs before `W_O`; no head off is
 //! the intact model bit for bit; the ablation report and each head's importance on en-zh; and
 //! `--ablate` on the command line.
@@ -29,7 +29,7 @@ const SHIPPED: [(&str, &str, &str); 3] = [
 
 /// Three en-zh cross-attention heads whose switching off together changes this sentence's
 /// translation: the three that matter most for it alone. No single head of the 36 leaves anything
-/// but 我爱吃苹果。 (README, "Which heads matter").
+/// but 我爱吃苹果。 (docs/heads.md).
 const APPLES: &str = "I love eating apples.";
 const THREE_CROSS_HEADS: &str = "cross:0:0,cross:1:2,cross:2:1";
 
@@ -267,7 +267,7 @@ fn switching_off_three_cross_heads_changes_i_love_eating_apples() {
 
 /// No pair of en-zh's 36 heads switched off changes the running example's translation (630
 /// decodings); 11 of the 7,140 triples do, all to 我很喜欢吃苹果。, among them the three of
-/// `THREE_CROSS_HEADS` (README, "Which heads matter").
+/// `THREE_CROSS_HEADS` (docs/heads.md).
 #[test]
 fn no_pair_of_heads_changes_i_love_eating_apples() {
     assert_eq!(outputs_with_heads_off(2), Vec::<(String, String)>::new());

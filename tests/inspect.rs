@@ -345,7 +345,7 @@ fn cli_prints_the_journey_json_with_the_documented_names() {
     assert!(String::from_utf8_lossy(&text.stdout).contains("苹"));
 }
 
-/// The README's "Journey JSON" tables list exactly the fields `inspect` serialises: the top level,
+/// docs/json.md's "Journey JSON" tables list exactly the fields `inspect` serialises: the top level,
 /// an attention sub-layer (with `heads[h].…` for a head's), and the feed-forward sub-layer.
 #[test]
 fn readme_documents_every_journey_field() {

@@ -365,7 +365,7 @@ fn trace_json_is_flat_with_dimensions() {
     assert_eq!(json["finished"], true);
 }
 
-/// The README's "Trace JSON" table lists exactly the fields that are serialised.
+/// docs/json.md's "Trace JSON" table lists exactly the fields that are serialised.
 #[test]
 fn readme_documents_every_trace_field() {
     let documented = |table: &str| common::readme_table_fields("### Trace JSON", table);

@@ -136,15 +136,15 @@ fn en_zh_translates_the_running_example_and_meets_its_chrf_target() {
         trace.src_tokens,
         ["▁I", "▁love", "▁eating", "▁apples", ".", "</s>"]
     );
-    // en-zh trains without the grammar sentences (README, "Data").
+    // en-zh trains without the grammar sentences (docs/data.md).
     let data = translation_data(&data_dir()).unwrap();
     assert_eq!(metrics("en-zh")["trainPairs"], data.train.len());
     let (figures, rows) = recomputed_with_outputs("en-zh", &data.heldout());
     // Two people translating the same Tatoeba sentence agree at chrF 35.8 (2,160 sentences).
     let share = check_human_agreement("en-zh", false, &rows);
     assert!(share >= 0.81, "{share:.3} of two humans' agreement");
-    // Issue 28 asks for 29.0 (81 % of the two humans' 35.8); this model reaches 29.16 (README,
-    // "The models"): the floors guard what it has.
+    // Issue 28 asks for 29.0 (81 % of the two humans' 35.8); this model reaches 29.16
+    // (docs/models.md, "The models"): the floors guard what it has.
     assert!(
         figures[0].1 >= 29.1,
         "Tatoeba chrF {:.2} < 29.1",
@@ -209,7 +209,7 @@ fn zh_en_translates_the_running_example_back() {
         trace.output
     );
     assert_eq!(trace.src_tokens[..5], ["我", "爱", "吃", "苹", "果"]);
-    // zh-en trains with them: without, 我爱吃苹果。 came out as "I love apple." (README, "Data").
+    // zh-en trains with them: without, 我爱吃苹果。 came out as "I love apple." (docs/data.md).
     let data = translation_data_with(&data_dir(), GENERATED_SENTENCES)
         .unwrap()
         .reversed();
@@ -220,7 +220,7 @@ fn zh_en_translates_the_running_example_back() {
     assert!(share >= 0.77, "{share:.3} of two humans' agreement");
     assert!(figures[0].1 >= 48.9, "Tatoeba chrF {:.2}", figures[0].1);
     // 30 epochs on 2 threads, seed 43: 48.95 and 45.26; seed 42 gave 48.48 and 43.44, 21 epochs
-    // 47.89 and 42.64 (README, "The shipped zh-en").
+    // 47.89 and 42.64 (docs/models.md, "The shipped zh-en").
     assert!(figures[1].1 >= 45.2, "HSK chrF {:.2}", figures[1].1);
 }
 

@@ -379,7 +379,7 @@ def make_model(cfg: dict, vocab: dict[str, int]) -> MarianMTModel:
 
 
 def sinusoid_reference(n_pos: int, dim: int) -> np.ndarray:
-    """The documented formula (README): sin in columns [0, dim/2), cos in [dim/2, dim)."""
+    """The documented formula (docs/weights-file.md): sin in columns [0, dim/2), cos in [dim/2, dim)."""
     half = dim // 2
     pos = np.arange(n_pos, dtype=np.float64)[:, None]
     i = np.arange(half, dtype=np.float64)[None, :]

@@ -1,5 +1,5 @@
 //! `attnscope heads`: every head's mean importance and roles over the model's held-out sentences
-//! (or a file of them), and with `--prune` the pruning curve (README, "Which heads matter").
+//! (or a file of them), and with `--prune` the pruning curve (docs/heads.md).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -1,5 +1,5 @@
 //! `attnscope inspect`: one token's journey through one layer, every vector from the model
-//! (JSON names: README, "Journey JSON").
+//! (JSON names: docs/json.md, "Journey JSON").
 
 use clap::Args;
 

@@ -104,7 +104,7 @@ pub(super) struct EvalArgs {
     #[arg(long)]
     update_metrics: bool,
     /// Instead of decoding, print the teacher-forced cross-entropy per target token on each
-    /// held-out set and on the recipe's training pairs (README, "Held-out loss").
+    /// held-out set and on the recipe's training pairs (docs/models.md, "Held-out loss").
     #[arg(long)]
     loss: bool,
     /// With --loss: score only this many training pairs, spread evenly over them (0: none).

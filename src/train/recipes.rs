@@ -48,7 +48,7 @@ pub struct RecipeOptions {
     /// Stop after this many epochs (to resume later with `checkpoints`).
     pub stop_after_epochs: Option<usize>,
     /// en-zh, zh-en: train with (`true`) or without the generated grammar sentences instead of
-    /// the recipe's choice (en-zh without, zh-en with; README, "Data"), to measure what they add.
+    /// the recipe's choice (en-zh without, zh-en with; docs/data.md), to measure what they add.
     pub grammar: Option<bool>,
     /// Tie the output projection to the target embedding (`tie_output`) instead of the recipe's
     /// choice (separate), to measure what the freed parameters cost or give.
@@ -173,7 +173,7 @@ fn english_tokens(recipe: &RecipeOptions) -> (Granularity, usize) {
     (Granularity::Subwords { vocab_size }, 2)
 }
 
-/// Whether en-zh trains on the generated grammar sentences (README, "Data"): no.
+/// Whether en-zh trains on the generated grammar sentences (docs/data.md): no.
 const EN_ZH_GRAMMAR: bool = false;
 /// Whether zh-en does: yes.
 const ZH_EN_GRAMMAR: bool = true;
@@ -246,11 +246,11 @@ fn build_translation(
 /// cores (26,220 steps; 5,828–6,076 s on 2026-12-03/04's busy host, about 4,930 s at a quiet
 /// host's 0.188 s a step). With dropout 0.1, 21 epochs (18,354 steps) were the shipped schedule
 /// and 30 gained only 0.22 Tatoeba chrF; with `EN_ZH_DROPOUT` the longer run gains 0.4–0.9
-/// (README, "en-zh with dropout 0.2"). The shipped en-zh is this schedule's seed 43.
+/// (docs/models.md, "en-zh with dropout 0.2"). The shipped en-zh is this schedule's seed 43.
 pub const EN_ZH_SCHEDULE: (usize, usize) = (30, 2);
 /// zh-en's: 30 epochs on both cores (26,940 steps, 5,120–5,255 s), where 21 took 56 of the 100
 /// minutes. A step costs about the same in both directions (0.19–0.20 s on a quiet host). The
-/// shipped zh-en is this schedule's seed 43 (`--seed 43`; README, "The shipped zh-en").
+/// shipped zh-en is this schedule's seed 43 (`--seed 43`; docs/models.md, "The shipped zh-en").
 pub const ZH_EN_SCHEDULE: (usize, usize) = (30, 2);
 /// en-zh's dropout: 0.2 (seeds 42 and 43: Tatoeba chrF 28.73 and 29.16 over 30 epochs, where
 /// 0.1 gave 28.50 with seed 42).

@@ -190,7 +190,7 @@ pub fn translation_data(data_dir: &Path) -> Result<TranslationData> {
 }
 
 /// Sentences the grammar adds to the training pairs (`src/train/data/en_zh.rs`): zh-en trains with
-/// them, en-zh without (README, "Data").
+/// them, en-zh without (docs/data.md).
 pub const GENERATED_SENTENCES: usize = 1500;
 
 /// [`translation_data`] with `generated` grammar sentences in the training pairs (0: none).

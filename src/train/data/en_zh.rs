@@ -1,6 +1,6 @@
 //! Generated sentences from a small bilingual grammar, subject × verb phrase × object, e.g. "My
 //! father likes drinking tea." → 我爸爸喜欢喝茶。 zh-en trains on them, en-zh no longer does
-//! (`train --grammar true|false` overrides that, to measure what they add; README, "Data"). The
+//! (`train --grammar true|false` overrides that, to measure what they add; docs/data.md). The
 //! example sentence "I love eating apples." is never generated (see [`is_example_sentence`]).
 
 use super::Pair;
