@@ -49,7 +49,7 @@ try {
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
     const weightBytes = statSync(join(dir, 'model.safetensors')).size;
     const page = await browser.newPage();
-    await page.goto(`${origin}/?backend=cpu`);
+    await page.goto(`${origin}/?test&backend=cpu`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 300_000 });
     await page.evaluate(() => {
       window.__longTasks = [];

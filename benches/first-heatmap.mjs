@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../scripts/serve.mjs';
 import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+import { firstHeatmap } from './page-timing.mjs';
 
 const model = process.argv[2] || 'en-zh';
 const RELOADS = Number(process.env.RELOADS || 5);
@@ -24,10 +25,9 @@ const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', arg
 
 /** The measures of the page and of its worker, in ms from the page's navigation start. */
 async function phases(page) {
-  await page.waitForFunction(() => document.body.dataset.firstHeatmapMs, null, { timeout: 120_000 });
+  const first = await firstHeatmap(page);
   const own = await page.evaluate(() => ({
     origin: performance.timeOrigin,
-    firstHeatmap: Number(document.body.dataset.firstHeatmapMs),
     measures: performance.getEntriesByType('measure').map((m) => [m.name, m.startTime, m.duration]),
   }));
   const rows = own.measures.filter(([name]) => name.startsWith('boot:') || name.startsWith('render:'));
@@ -49,7 +49,7 @@ async function phases(page) {
     const shift = theirs.origin - own.origin;
     for (const [name, start, duration] of theirs.measures) if (name.startsWith('init:')) rows.push([name, start + shift, duration]);
   }
-  return { firstHeatmap: own.firstHeatmap, rows };
+  return { firstHeatmap: first, rows };
 }
 
 const median = (values) => {

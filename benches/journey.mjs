@@ -66,7 +66,7 @@ const { server, origin } = await startServer();
 const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(`${origin}/?backend=cpu`);
+  await page.goto(`${origin}/?test&backend=cpu`);
   // Type once the page has shown its first result: typed earlier, the page's own example may land
   // in the middle of the typing (and the bench would time some other sentence).
   await waitReady(page);

@@ -1,4 +1,4 @@
-// Timing helpers the page benches share (translate.mjs, big-model.mjs).
+// Timing helpers the page benches share (translate.mjs, big-model.mjs, browser.mjs, first-heatmap.mjs).
 
 /**
  * Translate `text` through the page's worker call 3 times to warm up, then `runs` times; the
@@ -23,4 +23,13 @@ export function timeTranslations(page, text, runs) {
 /** The median and the 95th percentile of sorted `times`. */
 export function medianP95(times) {
   return { median: times[Math.floor(times.length / 2)], p95: times[Math.min(times.length - 1, Math.ceil(times.length * 0.95) - 1)] };
+}
+
+/**
+ * When the page drew the loaded model's first heatmap, in ms from its navigation start: the page's
+ * `first heatmap` user-timing mark (www/app/actions.js), which any page load has (no test mode needed).
+ */
+export async function firstHeatmap(page, timeout = 120_000) {
+  await page.waitForFunction(() => performance.getEntriesByName('first heatmap', 'mark').length > 0, null, { timeout });
+  return page.evaluate(() => performance.getEntriesByName('first heatmap', 'mark')[0].startTime);
 }

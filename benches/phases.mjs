@@ -91,7 +91,7 @@ async function largeModelPhases(browser, origin) {
 async function deviceLostSwitch(browser, origin) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(`${origin}/?backend=webgpu`);
+  await page.goto(`${origin}/?test&backend=webgpu`);
   await waitReady(page);
   await page.waitForFunction(() => document.getElementById('backend-badge').dataset.backend === 'webgpu', null, { timeout: 120_000 });
   await typeSettled(page, 'My father likes drinking tea.');

@@ -31,7 +31,7 @@ const results = { date: new Date().toISOString(), chromium: browser.version(), r
 try {
   for (const [model, text] of Object.entries(SENTENCES)) {
     const page = await browser.newPage();
-    await page.goto(`${origin}/?model=${model}&backend=cpu`);
+    await page.goto(`${origin}/?test&model=${model}&backend=cpu`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 300_000 });
     const times = await timeTranslations(page, text, RUNS);
     const output = await page.evaluate(async (text) => (await window.__attnscope.call('translate', { gen: 3e9, text })).trace.output, text);

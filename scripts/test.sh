@@ -20,6 +20,7 @@ stage "install: wasm target, wasm-bindgen-cli, npm packages, chromium, shellchec
   failed+=("install")
 
 run_stage "biome (JavaScript format + lint)" artifacts/biome.log npx biome ci www tests/browser benches scripts
+run_stage "import graph: no cycle in www/, no test code in shipped files" artifacts/imports.log node scripts/check-imports.mjs
 run_stage "shellcheck" artifacts/shellcheck.log shellcheck scripts/*.sh .ci/run
 run_stage "file sizes (≤ 400 lines in src/ and www/)" artifacts/sizes.log scripts/check-sizes.sh
 

@@ -3,9 +3,23 @@
 // CPU wasm module as soon as it starts, and the model list. index.html loads this module before
 // app/main.js, and it imports nothing, so it runs at once; app/client.js's first `spawn` and
 // app/main.js's model list take over what it started (`takeWorker`, `modelList`).
+//
+// Test mode (`?test` in the page's address, for the browser tests and the benchmark): the test
+// harness (www/testing/hooks.js) is installed first, before the first worker starts, so that it
+// sees every worker and every request; and every worker is told so (`?test` in its address too)
+// and loads its own hooks (www/testing/worker-hooks.js). A page without `?test` loads no file of
+// www/testing/.
+
+const TEST_MODE = new URLSearchParams(location.search).has('test');
+if (TEST_MODE) await import('./testing/hooks.js');
+
+/** A new worker for the model (in test mode, one that loads its test hooks). */
+export function startWorker() {
+  return new Worker(new URL(`worker/worker.js${TEST_MODE ? '?test' : ''}`, import.meta.url), { type: 'module' });
+}
 
 const early = {
-  worker: new Worker(new URL('worker/worker.js', import.meta.url), { type: 'module' }), // the first worker, until taken
+  worker: startWorker(), // the first worker, until taken
   messages: [], // what it said before it was taken
   error: null, // why it could not start, if it said so before it was taken
   // models/index.json: a promise of the parsed list

@@ -28,7 +28,7 @@ const settled = (page) =>
 
 async function openPage(browser, locale = 'en-US', hash = '') {
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale })).newPage();
-  await page.goto(`${site.origin}/?backend=cpu${hash}`);
+  await page.goto(`${site.origin}/?test&backend=cpu${hash}`);
   await waitReady(page);
   await settled(page);
   return page;

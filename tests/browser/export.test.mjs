@@ -45,7 +45,7 @@ test('every view exports PNG at 2× and SVG with vector shapes; file names say m
   await withBrowser(async (browser) => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     const page = await context.newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     const shape = await page.evaluate(() => {
       const canvas = document.querySelector('#focus-heatmap canvas.matrix');
@@ -107,7 +107,7 @@ test('the trace saves as JSON (plain arrays, the CLI schema) and opens again wit
 }, async () => {
   await withBrowser(async (browser) => {
     const live = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
-    await live.goto(`${site.origin}/?backend=cpu`);
+    await live.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(live);
     const json = await download(live, '#save-trace');
     assert.equal(json.name, `${FILE_STEM}_trace.json`);
@@ -132,7 +132,7 @@ test('the trace saves as JSON (plain arrays, the CLI schema) and opens again wit
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     await context.route('**/model.safetensors*', (route) => route.abort());
     const page = await context.newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await page.waitForFunction(() => /Could not load the model/.test(document.getElementById('message').textContent));
     assert.equal(await page.evaluate(() => document.querySelectorAll('#focus-heatmap .row-labels span').length), 0);
     await page.setInputFiles('#trace-file', json.path);
@@ -159,7 +159,7 @@ test('the trace saves as JSON (plain arrays, the CLI schema) and opens again wit
 test('a file that is not a trace is refused with a message, and the page keeps what it showed', { timeout: 120_000 }, async () => {
   await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     await page.setInputFiles('#trace-file', {
       name: 'broken.json',

@@ -1,7 +1,9 @@
 // Shared set-up for the browser tests: serve the page on 127.0.0.1, launch Debian's Chromium
 // (headless, WebGPU through SwiftShader), record CSP violations and any request off the origin.
+// The tests open the page in its test mode (`?test`, www/boot.js): the harness of www/testing/
+// gives them `window.__attnscope` (the page's state, a way to ask its worker, its test hooks).
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
@@ -54,17 +56,31 @@ export async function withBrowser(body, args = CHROMIUM_ARGS) {
   }
 }
 
-/**
- * `body(opened)` with a page of a fresh browser opened at `origin/query`, where `opened` is
- * { browser, context, page, offOrigin, consoleErrors, cspViolations }; the browser is closed after.
- */
-export function withPage(origin, query, body) {
-  return withBrowser(async (browser) => body(await openPage(browser, origin, query)));
+/** `query` ('?a=b#c', '#c' or '') with the page's test mode on: '?test&a=b#c'. */
+export function testMode(query = '') {
+  const cut = query.indexOf('#');
+  const search = (cut < 0 ? query : query.slice(0, cut)).replace(/^\?/, '');
+  return `?test${search ? `&${search}` : ''}${cut < 0 ? '' : query.slice(cut)}`;
 }
 
-/** A page in `browser` at `origin/query` that records requests off the origin, console errors and CSP violations. */
+/**
+ * `body(opened)` with a page of a fresh browser opened at `origin/query` in test mode (`test:
+ * false`: as a person opens it), where `opened` is { browser, context, page, offOrigin,
+ * consoleErrors, cspViolations, requests }; the browser is closed after.
+ */
+export function withPage(origin, query, body, { test = true } = {}) {
+  return withBrowser(async (browser) => body(await openPage(browser, origin, test ? testMode(query) : query)));
+}
+
+/**
+ * A page in `browser` at `origin/query` that records requests off the origin, console errors and
+ * CSP violations, and every URL the page and its workers request (`requests`).
+ */
 async function openPage(browser, origin, query) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const requests = [];
+  // The context hears the page's requests and its workers' (their scripts and modules too).
+  context.on('request', (request) => requests.push(request.url()));
   const offOrigin = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();
@@ -93,8 +109,29 @@ async function openPage(browser, origin, query) {
   });
   page.on('dialog', (dialog) => dialog.dismiss());
   await page.goto(`${origin}/${query}`);
-  return { browser, context, page, offOrigin, consoleErrors, cspViolations };
+  return { browser, context, page, offOrigin, consoleErrors, cspViolations, requests };
 }
+
+/**
+ * The wasm module's facts (www/worker/modules.js `facts`: the attention kinds, the decodings, …),
+ * read from the built CPU module (pkg/cpu) in node, as the page's worker reads them.
+ */
+export async function moduleFacts() {
+  const glue = await import('../../pkg/cpu/attnscope.js');
+  glue.initSync({ module: readFileSync(new URL('../../pkg/cpu/attnscope_bg.wasm', import.meta.url)) });
+  return { kinds: glue.attentionKinds(), decodings: glue.decodings(), maxBeamWidth: glue.maxBeamWidth(), backends: glue.backends() };
+}
+
+/** What the page shows of the decoding and of the head looked at: the tests compare it before and after. */
+export const decodingShown = (page) =>
+  page.evaluate(() => ({
+    output: document.body.dataset.output,
+    tokens: [...document.querySelectorAll('#output-tokens .token')].map((t) => t.textContent),
+    status: document.getElementById('step-status').textContent,
+    kind: document.getElementById('kind-select').value,
+    layer: document.getElementById('layer-select').value,
+    head: document.getElementById('head-select').value,
+  }));
 
 /** The output the page shows (body's data-output). */
 export const shownOutput = (page) => page.evaluate(() => document.body.dataset.output);
@@ -170,8 +207,10 @@ export async function typeText(page, text, delay = 0) {
   if (text) await input.pressSequentially(text, { delay });
 }
 
-export async function setText(page, text) {
+/** Put `text` in the sentence box at once (a paste), and wait until the page shows its result. */
+export async function fillSettled(page, text) {
   await page.locator('#source-input').fill(text);
+  await waitSettled(page);
 }
 
 /** Distinct colours in a canvas (a blank canvas has one). */

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parseHeads } from '../../www/worker/model-folder.js';
-import { ARTIFACTS, servePage, waitMessage, waitOutput, waitReady, withPage } from './harness.mjs';
+import { ARTIFACTS, moduleFacts, servePage, waitMessage, waitOutput, waitReady, withPage } from './harness.mjs';
 
 const SHOTS = `${ARTIFACTS}screenshots/`;
 
@@ -135,7 +135,9 @@ async function assertReport(page) {
   assert.ok(Math.abs(number(report.total) - TOTAL_FALL) <= 1e-3, `total ${report.total}`);
 }
 
-test('heads.json is kept to its known shape: unknown roles, bad heads and non-numbers are left out; not JSON is null', () => {
+test('heads.json is kept to its known shape: unknown roles, bad heads and non-numbers are left out; not JSON is null', async () => {
+  const { kinds } = await moduleFacts();
+  const parse = (text) => parseHeads(text, kinds);
   const head = { kind: 'cross', layer: 1, head: 2, importance: 0.5 };
   const scores = [
     { role: 'alignment', score: 0.6, threshold: 0.5, rows: 9 },
@@ -147,13 +149,13 @@ test('heads.json is kept to its known shape: unknown roles, bad heads and non-nu
     { kind: 'elsewhere', layer: 0, head: 0 },
     { kind: 'encoderSelf', layer: -1, head: 0 },
   ];
-  assert.deepEqual(parseHeads(JSON.stringify({ model: 'x', sentences: 3, heads: odd })), {
+  assert.deepEqual(parse(JSON.stringify({ model: 'x', sentences: 3, heads: odd })), {
     sentences: 3,
     heads: [{ ...head, hurtShare: null, roles: ['alignment'], scores: [scores[0]] }],
   });
-  assert.equal(parseHeads('{ not json'), null);
-  assert.equal(parseHeads('{"heads": 3}'), null);
-  assert.equal(parseHeads(JSON.stringify(HEADS_JSON)).heads.length, 36, 'en-zh: every head kept');
+  assert.equal(parse('{ not json'), null);
+  assert.equal(parse('{"heads": 3}'), null);
+  assert.equal(parse(JSON.stringify(HEADS_JSON)).heads.length, 36, 'en-zh: every head kept');
 });
 
 test(

@@ -5,8 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { labelOrientation } from '../../www/draw/labels.js';
-import { KINDS } from '../../www/views/attention.js';
-import { ARTIFACTS, servePage, waitReady, withBrowser } from './harness.mjs';
+import { ARTIFACTS, moduleFacts, servePage, waitReady, withBrowser } from './harness.mjs';
 
 const WWW = new URL('../../www/', import.meta.url).pathname;
 const read = (path) => readFileSync(`${WWW}${path}`, 'utf8');
@@ -23,7 +22,7 @@ test('both language files have exactly the same keys, each a non-empty text with
   }
 });
 
-test('every key the page names (in its scripts and in index.html) is in the language files', () => {
+test('every key the page names (in its scripts and in index.html) is in the language files', async () => {
   const scripts = readdirSync(WWW, { recursive: true }).filter((f) => f.endsWith('.js') && !f.includes('vendor'));
   const namespaces = new Set(Object.keys(en).map((key) => key.split('.')[0]));
   const used = new Set();
@@ -34,9 +33,11 @@ test('every key the page names (in its scripts and in index.html) is in the lang
     }
   }
   for (const [, key] of read('index.html').matchAll(/data-i18n(?:-rich|-title|-label|-placeholder)?="([^"]+)"/g)) used.add(key);
-  // Keys put together at run time: one per kind, and the head summaries.
-  for (const kind of KINDS)
+  // Keys put together at run time: one per kind and per decoding (the wasm module's), and the head summaries.
+  const { kinds, decodings } = await moduleFacts();
+  for (const kind of kinds)
     for (const key of [`kind.${kind}`, `kindExplain.${kind}`, `axis.${kind}.rows`, `axis.${kind}.cols`]) used.add(key);
+  for (const decoding of decodings) used.add(`input.${decoding}`);
   for (const key of ['head.mean', 'head.max']) used.add(key);
   const missing = [...used].filter((key) => !(key in en));
   assert.deepEqual(missing, []);
@@ -76,7 +77,7 @@ test('the language switch changes every label, goes into the link, and a zh-CN b
 }, async () => {
   await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })).newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     assert.deepEqual(await labels(page), {
       lang: 'en',
@@ -113,11 +114,11 @@ test('the language switch changes every label, goes into the link, and a zh-CN b
     // A Chinese browser without a choice in its link starts in Chinese; a link that says en wins.
     const zhBrowser = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' });
     const zhPage = await zhBrowser.newPage();
-    await zhPage.goto(`${site.origin}/?backend=cpu`);
+    await zhPage.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(zhPage);
     assert.equal((await labels(zhPage)).title, '注意力热力图');
     const enLink = await zhBrowser.newPage();
-    await enLink.goto(`${site.origin}/?backend=cpu#lang=en`);
+    await enLink.goto(`${site.origin}/?test&backend=cpu#lang=en`);
     await waitReady(enLink);
     assert.equal((await labels(enLink)).title, 'Attention heatmap');
     // Switching back restores the English labels.
@@ -130,7 +131,7 @@ test('the language switch changes every label, goes into the link, and a zh-CN b
 test('axes: CJK column labels stand upright, a short token lies flat, longer Latin tokens are turned', { timeout: 120_000 }, async () => {
   await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' })).newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     const columns = () =>
       page.evaluate(() =>
@@ -170,7 +171,7 @@ test('each model describes itself and credits its own data from its folder (abou
   const about = (model) => JSON.parse(readFileSync(new URL(`../../models/${model}/about.json`, import.meta.url), 'utf8'));
   await withBrowser(async (browser) => {
     const page = await browser.newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     const shown = async () => ({
       description: await page.locator('#model-description').textContent(),

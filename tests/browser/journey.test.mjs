@@ -60,7 +60,7 @@ test('the journey of 苹果 shows the trace’s rows (exactly at layer 0), its a
     const errors = [];
     page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
     page.on('pageerror', (error) => errors.push(String(error)));
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     await settled(page);
     const trace = await currentTrace(page);

@@ -26,7 +26,7 @@ async function openPage(browser, { locale = 'en-US', hash = '', phone = false } 
   const errors = [];
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
   page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${site.origin}/?backend=cpu${hash}`);
+  await page.goto(`${site.origin}/?test&backend=cpu${hash}`);
   await waitReady(page);
   await settled(page);
   return { page, errors };

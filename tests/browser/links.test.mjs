@@ -3,22 +3,16 @@
 // falls back to the defaults with a message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { servePage, typeSettled, waitReady, waitTokenCount, withBrowser } from './harness.mjs';
+import { decodingShown, servePage, typeSettled, waitReady, waitTokenCount, withBrowser } from './harness.mjs';
 
 const site = servePage();
 
 /** Everything the test compares between two pages. */
-function snapshot(page) {
-  return page.evaluate(() => {
+async function snapshot(page) {
+  const view = await page.evaluate(() => {
     const heatmap = document.querySelector('#focus-heatmap .heatmap');
     return {
-      output: document.body.dataset.output,
-      tokens: [...document.querySelectorAll('#output-tokens .token')].map((t) => t.textContent),
       forced: [...document.querySelectorAll('#output-tokens .token.forced')].map((t) => t.textContent),
-      status: document.getElementById('step-status').textContent,
-      kind: document.getElementById('kind-select').value,
-      layer: document.getElementById('layer-select').value,
-      head: document.getElementById('head-select').value,
       hideSinks: document.getElementById('hide-sinks').checked,
       transposed: document.querySelector('#focus-heatmap').dataset.transposed,
       rows: [...heatmap.querySelectorAll('.row-labels span')].map((s) => s.textContent),
@@ -26,6 +20,7 @@ function snapshot(page) {
       pixels: heatmap.querySelector('canvas.matrix').toDataURL(),
     };
   });
+  return { ...(await decodingShown(page)), ...view };
 }
 
 const settled = (page) =>
@@ -38,7 +33,7 @@ test('a copied link restores the exact state in another browser context', { time
     const a = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await a.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
     const page = await a.newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     // Force the second token to the first candidate the model did not choose, then go back a step.
     const candidate = page.locator('#stepper .step-row').nth(1).locator('.candidate:not(.chosen)').first();
@@ -86,7 +81,7 @@ test('a copied link restores the exact state in another browser context', { time
 test('back and forward move through committed sentences and steps, not through heads looked at', { timeout: 240_000 }, async () => {
   await withBrowser(async (browser) => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     const start = await page.evaluate(() => history.length);
     await typeSettled(page, 'My father likes drinking tea.');
@@ -125,7 +120,7 @@ test('an unknown or corrupt fragment falls back to the defaults and says what it
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     const errors = [];
     page.on('pageerror', (error) => errors.push(String(error)));
-    await page.goto(`${site.origin}/?backend=cpu#m=nope&k=zzz&l=-1&f=1:2,0:3&s=x&%ZZ=1&zz=3`);
+    await page.goto(`${site.origin}/?test&backend=cpu#m=nope&k=zzz&l=-1&f=1:2,0:3&s=x&%ZZ=1&zz=3`);
     await waitReady(page);
     await page.waitForFunction(() => /Parts of the link/.test(document.getElementById('message').textContent));
     assert.equal(await page.evaluate(() => document.body.dataset.output), '我爱吃苹果。');
@@ -139,7 +134,7 @@ test('an unknown or corrupt fragment falls back to the defaults and says what it
     assert.equal(new URL(page.url()).hash, '#m=en-zh&t=I+love+eating+apples.&b=cpu&lang=en');
     const fresh = await page.context().newPage();
     fresh.on('pageerror', (error) => errors.push(String(error)));
-    await fresh.goto(`${site.origin}/?backend=cpu#%E0%A4%A%%%&&==`);
+    await fresh.goto(`${site.origin}/?test&backend=cpu#%E0%A4%A%%%&&==`);
     await waitReady(fresh);
     assert.equal(await fresh.evaluate(() => document.body.dataset.output), '我爱吃苹果。');
     assert.deepEqual(errors, []);

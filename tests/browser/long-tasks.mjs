@@ -16,7 +16,7 @@ export async function openRecordingPage(browser, origin) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${origin}/?backend=cpu`);
+  await page.goto(`${origin}/?test&backend=cpu`);
   await waitSettled(page);
   return { page, errors };
 }

@@ -10,16 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { ARTIFACTS, launchChromium, servePage, shownOutput, typeSettled, waitMessage, waitReady } from './harness.mjs';
+import { ARTIFACTS, servePage, shownOutput, typeSettled, waitMessage, waitReady, withBrowser } from './harness.mjs';
 
 const site = servePage();
 const DATE_ISO = new URL('../../models/date-iso/', import.meta.url).pathname;
 const MODEL_FILES = ['config.json', 'model.safetensors', 'src_tokenizer.json', 'tgt_tokenizer.json'];
-const SHIPPED = [
-  ['date-iso', 'date-iso'],
-  ['en-zh', 'en-zh'],
-  ['zh-en', 'zh-en'],
-];
+const SHIPPED = ['date-iso', 'en-zh', 'zh-en'].map((name) => [name, name]); // the selector's options: [value, text]
 const ALL_FOUR = 'config.json, model.safetensors, src_tokenizer.json, and tgt_tokenizer.json';
 
 let root = null;
@@ -89,18 +85,9 @@ async function openPage(browser, options = {}) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(String(error)));
-  await page.goto(`${site.origin}/?backend=cpu`);
+  await page.goto(`${site.origin}/?test&backend=cpu`);
   await waitReady(page);
   return { context, page, errors };
-}
-
-async function withBrowser(body) {
-  const browser = await launchChromium();
-  try {
-    return await body(browser);
-  } finally {
-    await browser.close();
-  }
 }
 
 /** Wait until `model` is on screen and every view shows `output`. */

@@ -11,7 +11,6 @@ import {
   servePage,
   shownOutput,
   typeSettled,
-  typeText,
   waitBackend,
   waitMessage,
   waitOutput,
@@ -98,13 +97,46 @@ test('key flow on the CPU, model switching, then WebGPU agrees with the CPU', { 
   }),
 );
 
+/** The paths the page and its workers asked for, from the URLs the context heard. */
+const paths = (requests) => [...new Set(requests.map((url) => new URL(url).pathname))];
+
+test('the page as a person opens it loads no test code, in the page or its worker; ?test loads both harnesses', {
+  timeout: 120_000,
+}, async () => {
+  await withPage(
+    site.origin,
+    '?backend=cpu',
+    async ({ page, requests }) => {
+      await waitReady(page);
+      await waitOutput(page, showsApples);
+      const asked = paths(requests);
+      // The record holds the worker's own modules: what a worker fetches is heard too.
+      for (const path of ['/boot.js', '/app/main.js', '/worker/worker.js', '/worker/requests.js', '/pkg/cpu/attnscope.js'])
+        assert.ok(asked.includes(path), `${path} is not among the requests: ${asked.join(' ')}`);
+      assert.deepEqual(
+        asked.filter((path) => path.startsWith('/testing/')),
+        [],
+      );
+      assert.equal(await page.evaluate(() => '__attnscope' in window), false);
+    },
+    { test: false },
+  );
+  await withPage(site.origin, '?backend=cpu', async ({ page, requests }) => {
+    await waitReady(page);
+    assert.deepEqual(
+      paths(requests).filter((path) => path.startsWith('/testing/')),
+      ['/testing/hooks.js', '/testing/worker-hooks.js'],
+    );
+  });
+});
+
 test('auto: a software-only WebGPU adapter (SwiftShader) keeps the faster CPU backend and says why', { timeout: 120_000 }, () =>
   withPage(site.origin, '?backend=auto', async ({ page }) => {
     await waitReady(page);
     await waitOutput(page, showsApples);
     await waitMessage(page, /software fallback/);
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');
-    await typeText(page, 'My father likes drinking tea.');
+    await typeSettled(page, 'My father likes drinking tea.');
     await waitOutput(page, () => document.body.dataset.output.startsWith('我父亲'));
   }),
 );

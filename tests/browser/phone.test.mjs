@@ -42,7 +42,7 @@ test('phone: no horizontal scroll, 44 px tap targets, a tapped cell shows its va
       hasTouch: true,
     });
     const page = await context.newPage();
-    await page.goto(`${site.origin}/?backend=cpu`);
+    await page.goto(`${site.origin}/?test&backend=cpu`);
     await waitReady(page);
     assert.equal(await page.evaluate(() => document.body.dataset.output), '我爱吃苹果。');
     assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');

@@ -2,14 +2,17 @@
 // what it showed (the sentence, the steps, the focused head, the heads switched off), and says
 // what happened. The worker is killed on purpose through its test hooks (www/testing/): a real
 // WebAssembly.RuntimeError ('unreachable', what a panic is under panic=abort), at once or on the
-// next step the person asks for; an error no request catches (the worker's `error` event); and a
-// model that kills every worker it is loaded in, which the page gives up on after two restarts.
+// next step the person asks for; an error no request catches (the worker's `error` event); a
+// worker that closes itself or spins for ever, which says nothing at all and is noticed by its
+// silence (www/app/liveness.js); and a model that kills every worker it is loaded in, which the
+// page gives up on after two restarts.
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ARTIFACTS, servePage, typeSettled, waitMessage, waitReady, waitTokenCount, withPage } from './harness.mjs';
+import { SILENT_MS } from '../../www/app/liveness.js';
+import { ARTIFACTS, decodingShown, servePage, typeSettled, waitMessage, waitReady, waitTokenCount, withPage } from './harness.mjs';
 
 const site = servePage();
 const TEXT = 'I love eating apples.';
@@ -31,18 +34,14 @@ async function liveWorkers(page, expected) {
 }
 
 /** What the person sees and would lose with the worker: compared before and after. */
-function shown(page) {
-  return page.evaluate(() => ({
+async function shown(page) {
+  const more = await page.evaluate(() => ({
     input: document.getElementById('source-input').value,
-    tokens: [...document.querySelectorAll('#output-tokens .token')].map((t) => t.textContent),
     stepper: [...document.querySelectorAll('#stepper .step-row .new-token')].map((t) => t.textContent),
-    status: document.getElementById('step-status').textContent,
-    kind: document.getElementById('kind-select').value,
-    layer: document.getElementById('layer-select').value,
-    head: document.getElementById('head-select').value,
     backend: document.getElementById('backend-select').value,
     off: window.__attnscope.state.ablation.spec,
   }));
+  return { ...(await decodingShown(page)), ...more };
 }
 
 /** The message box: its text, and whether it is an error. */
@@ -59,14 +58,19 @@ async function waitRestored(page, error, model) {
   await settled(page);
 }
 
-/** Make the worker trap now; resolves to what the request it died on was answered (its rejection's message). */
-const trapNow = (page) =>
-  page.evaluate(() =>
-    window.__attnscope.call('test:trap').then(
-      () => 'answered',
-      (error) => error.message,
-    ),
+/** Ask the worker `type`; resolves to its answer (as JSON) or, when it is rejected, its message. */
+const ask = (page, type, args) =>
+  page.evaluate(
+    ([t, a]) =>
+      window.__attnscope.call(t, a).then(
+        (result) => JSON.stringify(result),
+        (error) => error.message,
+      ),
+    [type, args],
   );
+
+/** Make the worker trap now; resolves to what the request it died on was answered (its rejection's message). */
+const trapNow = (page) => ask(page, 'test:trap');
 const DIED = "the model's worker stopped (RuntimeError: unreachable)";
 
 /** Type the running example, go back to <s> and step twice. */
@@ -106,13 +110,7 @@ test('a trapped wasm instance: a new worker, the same sentence, steps and head, 
     assert.equal(await page.evaluate(() => window.__attnscope.workers()), 1);
 
     // The request the worker died on is settled, not left hanging.
-    const answer = await page.evaluate(() =>
-      window.__attnscope.call('test:trap').then(
-        () => 'answered',
-        (error) => error.message,
-      ),
-    );
-    assert.equal(answer, "the model's worker stopped (RuntimeError: unreachable)");
+    assert.equal(await trapNow(page), DIED);
     await waitRestored(page, 'RuntimeError: unreachable');
 
     assert.deepEqual(await message(page), { text: restored('RuntimeError: unreachable'), error: false });
@@ -161,6 +159,43 @@ test("an error no request catches (the worker's error event): the same restart",
     assert.deepEqual(await shown(page), before);
     assert.equal(await page.evaluate(() => window.__attnscope.workers()), 2);
     assert.equal(await liveWorkers(page, 1), 1);
+  }),
+);
+
+const SILENT = `no answer for ${SILENT_MS / 1000} s`;
+
+test('a worker that closes itself: no error event, no answer, noticed by its silence and restarted', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+    await twoSteps(page);
+    await focusHead(page);
+    const before = await shown(page);
+    const started = Date.now();
+    assert.equal(await ask(page, 'test:close'), `the model's worker stopped (${SILENT})`);
+    const waited = Date.now() - started;
+    assert.ok(waited >= SILENT_MS && waited < SILENT_MS + 5000, `declared lost after ${waited} ms`);
+    await waitRestored(page, SILENT);
+    assert.deepEqual(await message(page), { text: restored(SILENT), error: false });
+    assert.deepEqual(await shown(page), before);
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 2);
+    assert.equal(await liveWorkers(page, 1), 1);
+    assert.deepEqual(consoleErrors, []);
+  }),
+);
+
+test('a worker stuck in a loop: busy for less than the limit is no hang, for ever is', { timeout: 180_000 }, () =>
+  withPage(site.origin, '?backend=cpu', async ({ page }) => {
+    await twoSteps(page);
+    const before = await shown(page);
+    // A synchronous chunk well under the limit: the same worker answers, nothing is said.
+    assert.equal(await ask(page, 'test:spin', { ms: SILENT_MS / 3 }), JSON.stringify({ spun: SILENT_MS / 3 }));
+    assert.deepEqual(await message(page), { text: '', error: true });
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 1);
+    // A loop that never ends: the worker is ended and replaced.
+    assert.equal(await ask(page, 'test:spin'), `the model's worker stopped (${SILENT})`);
+    await waitRestored(page, SILENT);
+    assert.deepEqual(await shown(page), before);
+    assert.equal(await page.evaluate(() => window.__attnscope.workers()), 2);
+    assert.equal(await liveWorkers(page, 1), 1, 'the spinning worker was not ended');
   }),
 );
 

@@ -6,15 +6,15 @@ import { test } from 'node:test';
 import {
   ARTIFACTS,
   CHROMIUM_ARGS,
+  fillSettled,
   shownOutput as output,
   servePage,
-  setText,
+  typeSettled,
   typeText,
   waitBackend,
   waitMessage,
   waitOutput,
   waitReady,
-  waitSettled,
   waitTokenCount,
   withBrowser,
   withPage,
@@ -30,14 +30,14 @@ test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unkn
     const before = await output(page);
     // Empty and whitespace-only: a message, and the last result stays on screen.
     for (const text of ['', '   \n\t  ']) {
-      await setText(page, text);
+      await fillSettled(page, text);
       await waitMessage(page, /input is empty/);
       assert.equal(await output(page), before);
       assert.ok((await page.locator('#output-tokens .token').count()) > 1, 'the previous output was cleared');
     }
     // A 10,000-character paste is cut to the model's length, and the page shows where.
     const novel = 'It was a bright cold day in April, and the clocks were striking thirteen. '.repeat(140).slice(0, 10_000);
-    await setText(page, novel);
+    await fillSettled(page, novel);
     await page.waitForFunction(() => !document.getElementById('truncation').hidden, null, { timeout: 30_000 });
     const notice = await page.locator('#truncation').textContent();
     assert.match(notice, /cut at character \d+/);
@@ -52,8 +52,7 @@ test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unkn
       'a\u0000b\u0007c\u001b[31m tea',
       'zxqv 🍎 blorf 🦜 wibble 🧀',
     ]) {
-      await setText(page, text);
-      await waitSettled(page);
+      await fillSettled(page, text);
       const visibleError = await page.evaluate(() => {
         const m = document.getElementById('message');
         return !m.hidden && !m.classList.contains('info') ? m.textContent : '';
@@ -65,7 +64,7 @@ test('odd text: empty, whitespace, huge paste, emoji, RTL, marks, controls, unkn
     assert.equal(await page.locator('#source-tokens .token.unknown').count(), 3, 'unknown characters are not marked');
     // HTML and script are shown as text, never executed or parsed.
     const hostile = '<img src=x onerror=alert(1)> </script><script>alert(2)</script>';
-    await setText(page, hostile);
+    await fillSettled(page, hostile);
     await page.waitForFunction(() => [...document.querySelectorAll('#source-tokens .token')].some((t) => t.textContent.includes('<')));
     await page.waitForTimeout(500);
     assert.equal(await page.evaluate(() => window.__dialogs), 0);
@@ -89,10 +88,8 @@ test('1,000 keystrokes in a burst: no stale result, no crash, typing never block
     let text = '';
     while (text.length < 1000) text += `${words[text.length % words.length]} `;
     text = text.slice(0, 1000);
-    await typeText(page, '');
-    await page.locator('#source-input').pressSequentially(text, { delay: 0 });
-    // Wait until typing has settled and the shown result is for the final text.
-    await waitSettled(page);
+    // Typed key by key; then typing has settled and the shown result must be for the final text.
+    await typeSettled(page, text);
     const shown = await output(page);
     const fresh = await page.evaluate(async (t) => (await window.__attnscope.call('translate', { gen: 1e9, text: t })).trace.output, text);
     assert.equal(shown, fresh, 'the page shows a result for an older text');
@@ -116,7 +113,7 @@ test('a corrupt or missing model file gives a readable message and the page stay
       const context = await browser.newContext();
       await context.route(`**/models/date-iso/${file}*`, (route) => route.fulfill({ status: 200, body }));
       const page = await context.newPage();
-      await page.goto(`${site.origin}/?backend=cpu`);
+      await page.goto(`${site.origin}/?test&backend=cpu`);
       await waitReady(page);
       await page.selectOption('#model-select', 'date-iso');
       await waitMessage(page, pattern);
@@ -136,7 +133,7 @@ test('no WebGPU adapter, a rejected adapter request: the CPU carries on and the 
   await withBrowser(
     async (browser) => {
       const page = await browser.newPage();
-      await page.goto(`${site.origin}/?backend=webgpu`);
+      await page.goto(`${site.origin}/?test&backend=webgpu`);
       await waitReady(page);
       await waitMessage(page, /WebGPU is not available/, 60_000);
       assert.equal(await page.locator('#backend-badge').getAttribute('data-backend'), 'cpu');

@@ -1,26 +1,30 @@
 // Decoding actions: typing (debounced; answers to outdated requests are dropped), greedy, sampled
 // and beam decoding, stepping, forcing, and looking at another head. Every answer from the worker
 // is { trace, stages, analysis, backend }: the whole trace so far, the stages of the focused head
-// (the selection, sent with every translation and on every change), and its analysis.
+// (the selection, sent with every translation and on every change), and its analysis. What
+// happened is announced on the bus (www/ui/bus.js: keystroke, answer-shown, selection), for the
+// link, the Heads panel and the tests to follow; how long it took to show is in the browser's
+// performance timeline (`redraw: in sight`, `redraw: everything`, `first heatmap`).
 
-import { drawnAll, keystroke, redrawn } from '../testing/hooks.js';
+import { announce } from '../ui/bus.js';
 import { $ } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { isSummaryHead } from '../views/attention.js';
 import { pathIds } from '../views/beamtree.js';
-import { headsForAnswer } from './heads.js';
-import { DEFAULTS, noteHistory, noteKeystroke, updateLink } from './links.js';
+import { BEAM, beamOptions, decoding } from './controls.js';
 import { clearMessageUnlessInfo, handleError, noteRecording, showMessage } from './messages.js';
-import { renderAll, renderStepButtons } from './render.js';
-import { leaveSavedTrace } from './saved.js';
-import { call, parts, state } from './store.js';
+import { markBeamNode, refresh, renderAll, renderStepButtons } from './render.js';
+import { call, state } from './store.js';
 
 const DEBOUNCE_MS = 150;
 const PLAY_STEP_MS = 400;
 const STEP_OPERATIONS = new Set(['step', 'back', 'reset', 'runToEnd', 'force', 'prefix', 'forceIds']);
 
-/** Show a worker answer, unless it is stale or older than the one shown. */
-export function showAnswer(result, generation) {
+/**
+ * Show a worker answer, unless it is stale or older than the one shown; `history`: how it enters
+ * the browser's history ('sentence', 'push', 'replace'), or null when it does not.
+ */
+export function showAnswer(result, generation, history = null) {
   if (!result || result.stale) return false;
   if (generation != null && generation < state.shownGeneration) return false;
   if (generation != null) state.shownGeneration = generation;
@@ -28,11 +32,28 @@ export function showAnswer(result, generation) {
   state.stages = result.stages;
   state.recorded = result.recorded ?? null;
   state.analysis = result.analysis;
-  headsForAnswer();
-  renderAll((seenMs) => redrawn(generation, result.ms ?? null, seenMs)).then((renderMs) => {
-    if (renderMs != null) drawnAll(generation, renderMs);
+  announce('answer-shown', { generation, history });
+  const computeMs = result.ms ?? null;
+  renderAll((seenMs) => inSight(generation, computeMs, seenMs)).then((renderMs) => {
+    if (renderMs != null) measureFromKeystroke('redraw: everything', generation, { renderMs });
   });
   return true;
+}
+
+/** Every view in sight shows the answer to `generation`: the time since its keystroke, and a loaded model's first heatmap. */
+function inSight(generation, computeMs, renderMs) {
+  if (state.firstHeatmapDue) {
+    state.firstHeatmapDue = false;
+    performance.mark('first heatmap', { detail: { model: state.model?.name ?? null } });
+  }
+  measureFromKeystroke('redraw: in sight', generation, { computeMs, renderMs });
+}
+
+/** A user-timing measure `name` from the keystroke of `generation` to now (none for an answer no keystroke asked for). */
+function measureFromKeystroke(name, generation, detail) {
+  const start = state.typedAt.get(generation);
+  if (start == null) return;
+  performance.measure(name, { start, end: performance.now(), detail: { generation, ...detail } });
 }
 
 /** Ask the worker for `type` on the current sentence, show the answer and note it in the history. */
@@ -40,10 +61,7 @@ export async function run(type, args = {}) {
   try {
     const result = await call(type, args);
     clearMessageUnlessInfo();
-    if (showAnswer(result, args.gen)) {
-      noteRecording(result);
-      noteHistory(historyKind(type, args));
-    }
+    if (showAnswer(result, args.gen, historyKind(type, args))) noteRecording(result);
     return result;
   } catch (error) {
     handleError(error);
@@ -59,14 +77,12 @@ function historyKind(type, args) {
 
 /** A keystroke in the sentence box: translate once typing pauses. */
 export function onInput() {
-  if (state.saved) {
-    leaveSavedTrace();
-    return;
-  }
-  noteKeystroke(performance.now());
+  const at = performance.now();
   clearTimeout(state.typingTimer);
   const generation = ++state.generation;
-  keystroke(generation);
+  state.typedAt.set(generation, at);
+  if (state.typedAt.size > 100) state.typedAt.delete(state.typedAt.keys().next().value);
+  announce('keystroke', { generation, at });
   state.typingTimer = setTimeout(() => translate(generation), DEBOUNCE_MS);
 }
 
@@ -79,27 +95,8 @@ export async function translate(generation = ++state.generation) {
     return;
   }
   state.playing = false;
-  if ($('sampling-select').value === 'beam') await beamTranslate(generation, text);
+  if (decoding() === BEAM) await beamTranslate(generation, text);
   else await run('translate', { gen: generation, text, focus: state.selection });
-}
-
-/** The beam controls' width (1 to the module's widest) and length penalty α (≥ 0); the link's defaults for bad input. */
-export function beamOptions() {
-  const width = Math.round(Number($('beam-width').value));
-  const alpha = Number($('beam-alpha').value);
-  return {
-    width: Number.isFinite(width) ? Math.min(state.facts.maxBeamWidth, Math.max(1, width)) : DEFAULTS.beamWidth,
-    lengthPenalty: Number.isFinite(alpha) && alpha >= 0 ? alpha : DEFAULTS.beamAlpha,
-  };
-}
-
-/** The worker's sampling settings for the decoding controls. */
-export function samplingArgs() {
-  const mode = $('sampling-select').value;
-  $('seed-option').hidden = mode !== 'sample';
-  const seed = Math.max(0, Math.round(Number($('sample-seed').value)) || 0);
-  // A beam search is its own request; stepping on from one of its hypotheses is greedy.
-  return { mode: mode === 'beam' ? 'greedy' : mode, temperature: 1, topK: 5, seed };
 }
 
 /**
@@ -114,7 +111,8 @@ async function beamTranslate(generation, text) {
     const beam = await call('beam', { gen: generation, ...beamOptions() });
     if (beam.stale) return;
     state.beam = beam;
-    parts.views.beamTree.render(beam);
+    state.beamNode = null;
+    refresh('beamTree');
     clearMessageUnlessInfo();
     if (beam.finals.length) await showBeamNode(beam.finals[0].node, generation);
   } catch (error) {
@@ -126,18 +124,19 @@ async function beamTranslate(generation, text) {
 export async function showBeamNode(node, generation = null) {
   if (!state.beam) return;
   state.beamNode = node;
-  parts.views.beamTree.highlight(node);
+  markBeamNode();
   state.playing = false;
   await run('forceIds', { gen: generation ?? undefined, ids: pathIds(state.beam, node), continue: false });
 }
 
+/** The beam's controls and tree shown (`on`), or hidden and the beam forgotten. */
 export function showBeamControls(on) {
   $('beam-options').hidden = !on;
   $('beam-panel').hidden = !on;
   if (on) return;
   state.beam = null;
   state.beamNode = null;
-  parts.views.beamTree.clear();
+  refresh('beamTree');
 }
 
 export async function step() {
@@ -175,7 +174,7 @@ export function clampSelection(selection) {
 /** Look at another kind, layer or head: the worker answers with that head's stages. */
 export async function select(change) {
   state.selection = clampSelection({ ...state.selection, ...change });
-  updateLink('replace');
+  announce('selection', state.selection);
   if (!state.trace) {
     renderAll();
     return;

@@ -1,15 +1,18 @@
 // Which heads matter: the heads switched off and their report on the shown output, each head's
 // importance for that output, and the model's heads.json (what each head does, over held-out
 // sentences). The worker's own session is never changed: `ablate` decodes the output again with
-// the heads off beside it (Session.ablate), and the comparison view asks its own session.
+// the heads off beside it (Session.ablate), and the comparison view asks its own session. A new
+// model and a new answer are heard on the bus; a change of the heads off is announced there
+// (`heads-off`).
 
+import { announce, listen } from '../ui/bus.js';
 import { headKey } from '../views/heads-text.js';
-import { updateLink } from './links.js';
 import { handleError } from './messages.js';
-import { call, parts, state } from './store.js';
+import { redraw, refresh } from './render.js';
+import { call, measurable, state } from './store.js';
 
 const requests = { ablation: 0, importance: 0 }; // the latest request's ticket: an older answer is dropped
-const busy = { ablating: false, measuring: false }; // what the worker is measuring for the Heads panel
+const busy = state.headsBusy;
 
 /** `KIND:LAYER:HEAD,…` for `heads` ([{ kind, layer, head }]), as the module reads it. */
 export const headSpec = (heads) => heads.map(headKey).join(',');
@@ -17,11 +20,8 @@ export const headSpec = (heads) => heads.map(headKey).join(',');
 /** What names the shown output and the weights that made it: a report or an importance of another is stale. */
 const outputKey = (trace) => (trace ? `${state.snapshot}|${Array.from(trace.srcIds).join()}|${Array.from(trace.tgtIds).join()}` : '');
 
-/** Whether the shown output can be measured: a live model, and a token after <s>. */
-const measurable = () => Boolean(state.trace && !state.saved && state.trace.tgtIds.length >= 2);
-
 /** A new model has loaded (`info`: the worker's init answer): every head on, nothing measured, its heads.json. */
-export function headsForModel(info) {
+listen('model-loaded', ({ info }) => {
   state.headStudy = info.heads ?? null;
   state.ablation = { spec: '', heads: [], report: null };
   state.importance = null;
@@ -29,13 +29,19 @@ export function headsForModel(info) {
   requests.importance += 1;
   busy.ablating = false;
   busy.measuring = false;
-}
+});
 
 /** A new answer is on the page: the report follows its output, an importance of another output is dropped. */
-export function headsForAnswer() {
+listen('answer-shown', () => {
   const key = outputKey(state.trace);
   if (state.importance && state.importance.key !== key) state.importance = null;
   if (state.ablation.spec && state.ablation.report?.key !== key) reportAblation();
+});
+
+/** The heads off are `spec` now: the comparison decodes without them too, and the bus hears it. */
+function heardOff(spec) {
+  refresh('compare');
+  announce('heads-off', { spec });
 }
 
 /** Switch `head` ({ kind, layer, head }) off, or back on when it is off. */
@@ -55,8 +61,7 @@ export const switchAllOn = () => switchOff('');
  */
 export async function switchOff(spec, heads = []) {
   state.ablation = { spec, heads, report: null };
-  updateLink('replace');
-  parts.views.compare.setOff(spec);
+  heardOff(spec);
   await reportAblation();
 }
 
@@ -72,15 +77,13 @@ async function reportAblation() {
     const report = await call('ablate', { spec, gen: state.shownGeneration });
     if (ticket !== requests.ablation || report.stale) return; // the next answer asks again
     state.ablation = { spec: report.spec, heads: report.heads, report: { ...report, key } };
-    updateLink('replace');
-    parts.views.compare.setOff(report.spec);
+    heardOff(report.spec);
   } catch (error) {
     if (ticket !== requests.ablation) return;
     // A link's head that is not one, or that this model lacks: said, and every head on again.
     handleError(error);
     state.ablation = { spec: '', heads: [], report: null };
-    updateLink('replace');
-    parts.views.compare.setOff('');
+    heardOff('');
   }
   busy.ablating = false;
   showHeads();
@@ -104,9 +107,4 @@ export async function measureImportance() {
 }
 
 /** The Heads panel and the model view's marks, as the state says. */
-export function showHeads() {
-  const { views } = parts;
-  const { headStudy: study, ablation, importance } = state;
-  views.heads.render({ study, ablation, importance, busy, live: measurable(), saved: Boolean(state.saved) });
-  views.modelView.mark({ off: ablation.heads, importance, study });
-}
+const showHeads = () => redraw('heads');

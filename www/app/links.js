@@ -11,55 +11,36 @@
 //   k kind · l layer · h head (a number, mean or max) · sinks=1 · tr=1 transposed · hv=all
 //   lang (en|zh-CN) · lesson the lesson's step shown (www/lesson/)
 //   off the heads switched off, KIND:LAYER:HEAD,… (read by the wasm module: a bad one is its error)
-// The backends, the widest beam and the default kind, layer and head are the wasm module's
-// (`facts`: { backends, maxBeamWidth, defaultFocus }, www/worker/modules.js).
+// The backends, the decodings, the kinds, the widest beam and the default kind, layer and head are
+// the wasm module's (`facts`: { backends, decodings, kinds, maxBeamWidth, defaultFocus },
+// www/worker/modules.js).
+//
+// The link follows what happens on the page by listening on the bus (www/ui/bus.js): an answer
+// shown, a keystroke, another head looked at, heads switched off, a view's setting changed.
 //
 // A model opened from the person's computer is named `local:<name>` (LOCAL_MODEL_PREFIX). A link
 // cannot carry its files: a page that has not opened it reports the link's model as local and
 // shows its default model, without the sentence, forced tokens, step and beam node of the link
 // (they belong to the other model).
 
+import { listen } from '../ui/bus.js';
 import { $ } from '../ui/dom.js';
 import { LANGUAGES as LANGUAGE_TABLES, language, setLanguage, supportedLanguage, t } from '../ui/i18n.js';
-import { KINDS } from '../views/attention.js';
-import { beamOptions, run, samplingArgs, select, showBeamControls, showBeamNode, translate } from './actions.js';
+import { run, select, showBeamControls, showBeamNode, translate } from './actions.js';
+import { BEAM, beamOptions, DEFAULTS, decoding, headViewMode, samplingArgs } from './controls.js';
 import { switchOff } from './heads.js';
 import { handleError, showMessage } from './messages.js';
-import { boot, modelTitle } from './models.js';
+import { boot, LOCAL_MODEL_PREFIX, modelTitle } from './models.js';
 import { whenDrawn } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, state as page, parts } from './store.js';
 
-/** How a model opened from the person's computer is named, in the page and in a link. */
-export const LOCAL_MODEL_PREFIX = 'local:';
-
-const DECODINGS = ['greedy', 'sample', 'beam'];
 const LANGUAGES = Object.keys(LANGUAGE_TABLES);
 
-/** The state a link without a field stands for, but for the focus (`defaults`). */
-export const DEFAULTS = Object.freeze({
-  model: null, // the index's default
-  text: null, // the model's example
-  backend: null, // the page's default
-  decoding: 'greedy',
-  seed: 1,
-  beamWidth: 4,
-  beamAlpha: 1,
-  beamNode: null,
-  forced: [],
-  steps: null, // null: decoded to the end
-  hideSinks: false,
-  transposed: false,
-  headView: 'one',
-  lang: null, // follow the browser
-  lesson: null, // the lesson closed
-  off: '', // every head on
-});
-
-/** Every field a link without it stands for: DEFAULTS and the module's default focus. */
+/** Every field a link without it stands for: DEFAULTS, the module's first decoding and its default focus. */
 export function defaults(facts) {
   const { kind, layer, head } = facts.defaultFocus;
-  return { ...DEFAULTS, forced: [], kind, layer, head };
+  return { ...DEFAULTS, decoding: facts.decodings[0], forced: [], kind, layer, head };
 }
 
 /** `state` as a fragment ('#…'); fields at their default (with `facts`) are left out. */
@@ -74,7 +55,7 @@ export function encodeState(state, facts) {
   put('b', state.backend, fallback.backend);
   put('d', state.decoding, fallback.decoding);
   if (state.decoding === 'sample') put('seed', state.seed, null);
-  if (state.decoding === 'beam') {
+  if (state.decoding === BEAM) {
     put('w', state.beamWidth, null);
     put('a', state.beamAlpha, null);
     put('n', state.beamNode, null);
@@ -129,14 +110,14 @@ export function decodeState(hash, facts, models = []) {
   read('m', (raw) => (models.length === 0 || models.includes(raw) ? raw : null), 'model');
   read('t', (raw) => (raw.length <= 10_000 ? raw : null), 'text');
   read('b', oneOf(facts.backends), 'backend');
-  read('d', oneOf(DECODINGS), 'decoding');
+  read('d', oneOf(facts.decodings), 'decoding');
   read('seed', (raw) => natural(raw, 2 ** 32 - 1), 'seed');
   read('w', (raw) => (natural(raw, facts.maxBeamWidth) >= 1 ? natural(raw, facts.maxBeamWidth) : null), 'beamWidth');
   read('a', (raw) => (/^\d+(\.\d+)?$/.test(raw) && Number(raw) <= 10 ? Number(raw) : null), 'beamAlpha');
   read('n', (raw) => natural(raw, 1_000_000), 'beamNode');
   read('f', parseForced, 'forced');
   read('s', (raw) => natural(raw, 10_000), 'steps');
-  read('k', oneOf(KINDS), 'kind');
+  read('k', oneOf(facts.kinds), 'kind');
   read('l', (raw) => natural(raw, 1000), 'layer');
   read('h', (raw) => (raw === 'mean' || raw === 'max' ? raw : natural(raw, 1000)), 'head');
   read('sinks', flag, 'hideSinks');
@@ -167,27 +148,24 @@ function parseForced(raw) {
 /** A pause this long ends a sentence: the next keystroke starts a new history entry. */
 const SENTENCE_PAUSE_MS = 1500;
 
-/** A keystroke at `now` (performance.now()): after a pause, it begins another sentence. */
-export function noteKeystroke(now) {
-  if (now - page.lastKeystroke > SENTENCE_PAUSE_MS) page.sentenceOpen = false;
-  page.lastKeystroke = now;
-}
-
-/** The head view's mode: 'one' or 'all'. */
-export const headViewMode = () => document.querySelector('input[name=headview-mode]:checked')?.value ?? 'one';
+/** A keystroke at `at` (performance.now()): after a pause, it begins another sentence. */
+listen('keystroke', ({ at }) => {
+  if (at - page.lastKeystroke > SENTENCE_PAUSE_MS) page.sentenceOpen = false;
+  page.lastKeystroke = at;
+});
 
 /** What the page shows, as a link describes it. */
 function linkState() {
   const { trace, selection } = page;
-  const decoding = $('sampling-select').value;
-  const beam = decoding === 'beam';
+  const chosen = decoding();
+  const beam = chosen === BEAM;
   const { width, lengthPenalty } = beamOptions();
   const best = page.beam?.finals[0]?.node ?? null;
   return {
     model: page.model?.name ?? null,
     text: $('source-input').value,
     backend: $('backend-select').value,
-    decoding,
+    decoding: chosen,
     seed: samplingArgs().seed,
     beamWidth: width,
     beamAlpha: lengthPenalty,
@@ -217,15 +195,17 @@ export function updateLink(mode) {
   else history.replaceState(null, '', url);
 }
 
-/** An answer was shown: 'sentence' (the sentence's entry), 'push' (a step's own) or 'replace'. */
-export function noteHistory(kind) {
-  if (kind === 'sentence') {
-    updateLink(page.sentenceOpen ? 'replace' : 'push');
-    page.sentenceOpen = true;
+/** An answer was shown: it enters the history as `history` says ('sentence': the sentence's entry, 'push': a step's own, 'replace'). */
+listen('answer-shown', ({ history }) => {
+  if (history !== 'sentence') {
+    if (history) updateLink(history);
     return;
   }
-  updateLink(kind);
-}
+  updateLink(page.sentenceOpen ? 'replace' : 'push');
+  page.sentenceOpen = true;
+});
+
+for (const name of ['selection', 'heads-off', 'view-changed']) listen(name, () => updateLink('replace'));
 
 /**
  * Make the page show what `hash` describes: language, model, backend, decoding, sentence, forced
@@ -246,7 +226,7 @@ export async function applyLink(hash, { first = null } = {}) {
     showControls(link, model);
     if (page.saved) leaveSavedTrace();
     if (!(await loadLinked(link, model, first))) return;
-    if (link.decoding === 'beam' && link.beamNode != null && page.beam?.nodes[link.beamNode]) await showBeamNode(link.beamNode);
+    if (link.decoding === BEAM && link.beamNode != null && page.beam?.nodes[link.beamNode]) await showBeamNode(link.beamNode);
     for (const [index, id] of link.forced) await run('force', { index, id, continue: true });
     while (link.steps != null && page.trace && page.trace.steps.length > link.steps) {
       if (!(await run('back'))) break;
@@ -271,7 +251,7 @@ function showControls(link, model) {
   $('sample-seed').value = String(link.seed);
   $('beam-width').value = String(link.beamWidth);
   $('beam-alpha').value = String(link.beamAlpha);
-  showBeamControls(link.decoding === 'beam');
+  showBeamControls(link.decoding === BEAM);
   page.hideSinks = link.hideSinks;
   $('hide-sinks').checked = link.hideSinks;
   parts.views.focus.setTransposed(link.transposed);

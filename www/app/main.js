@@ -1,29 +1,58 @@
-// The page: makes the worker client and the views, wires the controls to the app/ modules, and
-// starts. The model lives in a Web Worker (www/worker/); this thread only renders. What the page
-// holds is declared in app/store.js; what each control does lives in the module it names here.
+// The page: makes the worker client and the views, wires the controls to the actions, and starts.
+// The model lives in a Web Worker (www/worker/); this thread only renders. The page's modules
+// depend one way (STYLE.md §16; scripts/check-imports.mjs keeps it so):
+//   store.js (state) ← actions (actions.js, heads.js, models.js, saved.js, links.js, …: change the
+//   state, ask the worker) → render.js (draws from the state) → views.js (the registry) → www/views/
+// What happened travels on the bus (www/ui/bus.js): the link, the Heads panel, the
+// target-language menu and the tests listen there. This file alone knows every module.
 
 import { modelList } from '../boot.js';
 import { createLesson } from '../lesson/controller.js';
-import { installHooks } from '../testing/hooks.js';
+import { announce } from '../ui/bus.js';
 import { $, option } from '../ui/dom.js';
 import { onLanguageChange, setLanguage, t } from '../ui/i18n.js';
 import { parseHead } from '../views/attention.js';
-import { onInput, play, run, samplingArgs, select, showAnswer, showBeamControls, step, translate } from './actions.js';
+import { force, onInput, play, run, select, showAnswer, showBeamControls, showBeamNode, step, translate } from './actions.js';
 import { createClient } from './client.js';
-import { applyLink, copyLink, updateLink } from './links.js';
+import { BEAM, decoding, fillFactMenus, samplingArgs } from './controls.js';
+import { measureImportance, switchAllOn, toggleHead } from './heads.js';
+import { applyLink, copyLink } from './links.js';
 import { handleError, showBackend, showMessage, showProgress } from './messages.js';
-import { loadFailed, modelOption, modelTitle, openLocalModel, showModelDescription, switchModel, timed } from './models.js';
+import { loadFailed, modelOption, modelTitle, openLocalModel, pickSnapshot, showModelDescription, switchModel, timed } from './models.js';
 import { createOpenModel } from './open-model.js';
-import { createPanels } from './panels.js';
 import { recover } from './recovery.js';
-import { renderAll, renderStepButtons } from './render.js';
+import { refreshAll, renderAll, renderStepButtons } from './render.js';
 import { addExportButtons, labelExportButtons, leaveSavedTrace, openSavedTrace, saveTrace, showSavedMode } from './saved.js';
 import { call, parts, state } from './store.js';
 import { wireLanguages } from './target-language.js';
+import { createViews } from './views.js';
+
+/** A view's own setting changed: the link says so (app/links.js listens). */
+const viewChanged = () => announce('view-changed');
+
+/** What the views do when the person acts in them (app/views.js hands each view its part). */
+const ACT = {
+  call,
+  select,
+  force,
+  toggleHead,
+  measureImportance,
+  switchAllOn,
+  pickSnapshot,
+  showBeamNode,
+  viewChanged,
+  shownGeneration: () => state.shownGeneration,
+  /** A recorded sentence of the timeline, clicked: it goes in the sentence box and is translated. */
+  translateSentence(text) {
+    $('source-input').value = text;
+    translate();
+  },
+};
 
 /** The model, sampling and beam controls. */
 function wireDecoding() {
-  $('source-input').addEventListener('input', onInput);
+  // A key typed while a saved trace is shown goes back to the live model first.
+  $('source-input').addEventListener('input', () => (state.saved ? leaveSavedTrace() : onInput()));
   wireLanguages();
   $('model-select').addEventListener('change', (e) => switchModel(e.target.value));
   $('backend-select').addEventListener('change', async (e) => {
@@ -31,7 +60,7 @@ function wireDecoding() {
     if (result) showAnswer(result, null);
   });
   const decodingChanged = async () => {
-    showBeamControls($('sampling-select').value === 'beam');
+    showBeamControls(decoding() === BEAM);
     state.sentenceOpen = false;
     await call('sampling', samplingArgs()).catch(handleError);
     translate();
@@ -70,13 +99,13 @@ function wireLooking() {
   for (const radio of document.querySelectorAll('input[name=headview-mode]')) {
     radio.addEventListener('change', () => {
       renderAll();
-      updateLink('replace');
+      viewChanged();
     });
   }
   $('hide-sinks').addEventListener('change', (e) => {
     state.hideSinks = e.target.checked;
     renderAll();
-    updateLink('replace');
+    viewChanged();
   });
 }
 
@@ -108,7 +137,6 @@ function wireFiles() {
 
 /** Everything with words, in the language just chosen (elements with data-i18n* are done already). */
 function relabel(lang) {
-  const { views } = parts;
   $('language-select').value = lang;
   labelExportButtons();
   renderStepButtons();
@@ -116,16 +144,9 @@ function relabel(lang) {
   if (state.backendNews) showBackend(state.backendNews);
   for (const model of state.models) if (model.local) modelOption(model).textContent = modelTitle(model);
   showModelDescription();
-  if (state.positional) views.positional.render(state.positional);
-  if (state.batch) views.masks.renderBatch(state.batch);
-  if (state.timeline) views.timeline.render(state.timeline, state.snapshot);
-  if (state.beam) {
-    views.beamTree.render(state.beam);
-    views.beamTree.highlight(state.beamNode);
-  }
-  views.attribution.relabel();
+  refreshAll();
   renderAll();
-  updateLink('replace');
+  viewChanged();
 }
 
 /** models/index.json, or null (and a message) when it cannot be read. */
@@ -151,7 +172,7 @@ async function learnFacts() {
     return { error };
   }
   state.selection = { ...state.facts.defaultFocus };
-  $('beam-width').max = String(state.facts.maxBeamWidth);
+  fillFactMenus(state.facts);
   return { worker };
 }
 
@@ -162,12 +183,11 @@ async function main() {
     onRefresh: (result) => showAnswer(result, null),
     onDeath: recover,
   });
-  parts.views = createPanels();
+  parts.views = createViews(ACT);
   parts.lesson = createLesson({
     button: $('lesson-button'),
-    page: { state, journey: parts.views.journey, select, switchModel, onChange: () => updateLink('replace') },
+    page: { state, journey: parts.views.journey, select, switchModel, onChange: viewChanged },
   });
-  installHooks({ state, call });
   // The worker and its wasm module start while the model list is fetched: neither needs the other.
   const facts = timed('boot: worker and CPU module', learnFacts);
   const index = await timed('boot: model list', modelIndex);

@@ -5,19 +5,21 @@
 // as long as the page is open. The page keeps its File objects, not its bytes: switching back to
 // it reads them again, in the new model's worker. A model with a training timeline also offers its
 // snapshots: picking one swaps the worker's weights, and the answer redraws every view as any
-// other does.
+// other does. The bus hears `model-loaded` (the Heads panel and the target-language menu follow
+// it).
 
-import { modelLoaded } from '../testing/hooks.js';
+import { announce } from '../ui/bus.js';
 import { $, el, option } from '../ui/dom.js';
 import { language, messageText, t } from '../ui/i18n.js';
-import { clampSelection, samplingArgs, showAnswer, translate } from './actions.js';
-import { headsForModel } from './heads.js';
-import { LOCAL_MODEL_PREFIX } from './links.js';
+import { clampSelection, showAnswer, translate } from './actions.js';
+import { BEAM, decoding, samplingArgs } from './controls.js';
 import { clearMessageForModel, clearMessageUnlessInfo, failureText, handleError, noteRecording, showMessage } from './messages.js';
-import { markSnapshot, whenDrawn } from './render.js';
+import { markSnapshot, refresh, whenDrawn } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, parts, state } from './store.js';
-import { languagesForModel } from './target-language.js';
+
+/** How a model opened from the person's computer is named, in the page and in a link. */
+export const LOCAL_MODEL_PREFIX = 'local:';
 
 /**
  * Load `model` in a worker (a fresh one unless `next` is given). The worker in use keeps running
@@ -79,27 +81,24 @@ function showModel(model, info) {
   state.trace = null;
   state.stages = null;
   state.analysis = null;
-  headsForModel(info);
-  languagesForModel(info.languages);
   // A fresh worker holds the shipped weights: the final snapshot.
   state.timeline = info.timeline;
   state.snapshot = info.timeline ? info.timeline.snapshots.length - 1 : 0;
   state.wantedSnapshot = null;
-  const { timeline, positional } = parts.views;
+  state.positional = info.positional;
+  state.firstHeatmapDue = true;
   $('timeline-panel').hidden = !info.timeline;
-  if (info.timeline) timeline.render(info.timeline, state.snapshot);
-  else timeline.clear();
+  refresh('timeline');
   delete document.body.dataset.snapshot; // until the first answer is drawn
-  modelLoaded();
   $('model-select').value = model.name;
   document.body.dataset.model = model.name;
   showModelDescription();
-  state.positional = info.positional;
-  positional.render(info.positional);
+  refresh('positional');
   $('loading').hidden = true;
   clearMessageForModel();
   if (info.timelineNote) showMessage(messageText(info.timelineNote), 'info');
   if (info.notes?.length) showMessage(t('openModel.importNotes', { notes: info.notes.join(' · ') }), 'info');
+  announce('model-loaded', { model, info });
 }
 
 /** What the page says when `model` did not load because of `error` (a text). */
@@ -185,7 +184,7 @@ async function loadPaddingDemo() {
   const short = state.model?.name === 'date-iso' ? '1 May 2000' : 'Hello!';
   try {
     state.batch = await call('batch', { texts: [example, short] });
-    parts.views.masks.renderBatch(state.batch);
+    refresh('masks');
   } catch (error) {
     showMessage(failureText(error));
   }
@@ -222,7 +221,7 @@ async function loadSnapshot(index) {
     state.snapshot = index;
     views.timeline.show(index);
     // In beam mode the search itself depends on the weights: search again with the new ones.
-    if (result && $('sampling-select').value === 'beam') await translate();
+    if (result && decoding() === BEAM) await translate();
     else if (result) showAnswer(result, null);
     else markSnapshot();
     noteRecording(result);

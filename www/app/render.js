@@ -1,20 +1,18 @@
 // Redraw scheduling: every view shows the answer in `state`. The focused heatmap, tokens and
-// buttons are drawn at once; the other views each in their own task, and a view whose drawing
-// grows with the model or the sentence a few slices a task (www/ui/slices.js), so no single
-// main-thread task grows with them. The views in sight are drawn before those scrolled out of
-// it, so what the person sees is redrawn first. A newer redraw abandons an unfinished one.
-// `body[data-ready]` is "true" only once everything shows the current answer.
+// buttons are drawn at once; the other views (app/views.js, those with a `draw`) each in their own
+// task, and a view whose drawing grows with the model or the sentence a few slices a task
+// (www/ui/slices.js), so no single main-thread task grows with them. The views in sight are drawn
+// before those scrolled out of it, so what the person sees is redrawn first. A newer redraw
+// abandons an unfinished one. `body[data-ready]` is "true" only once everything shows the current
+// answer, and the bus hears `drawn` then.
 
+import { announce } from '../ui/bus.js';
 import { $, el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { nextTask, runSome } from '../ui/slices.js';
-import { isSummaryHead, KINDS } from '../views/attention.js';
-import { showHeads } from './heads.js';
 import { showMessage } from './messages.js';
-import { parts, state } from './store.js';
-
-/** The config's ids of <s> and </s>: the key columns attention sinks are made of. */
-export const specialIds = () => ({ bosId: state.config.bosId, eosId: state.config.eosId });
+import { parts, specialIds, state } from './store.js';
+import { entryOf, VIEWS } from './views.js';
 
 /**
  * Redraw every view; resolves to the main-thread time spent drawing, or null when a newer redraw
@@ -39,7 +37,7 @@ async function drawAll(onSeen) {
   let busy = timed('tokens, focus, buttons', () => {
     table = drawFirst(trace, selection);
   });
-  const views = trace ? laterViews(trace, selection, () => table) : [];
+  const views = trace ? laterViews(() => table) : [];
   const seen = views.filter(([, , id]) => inSight(id));
   const seenSpent = await drawViews(ticket, seen);
   if (seenSpent == null) return null;
@@ -54,6 +52,7 @@ async function drawAll(onSeen) {
   markSnapshot();
   document.body.dataset.ready = trace ? 'true' : 'false';
   document.body.dataset.output = trace ? trace.output : '';
+  if (trace) announce('drawn');
   return busy;
 }
 
@@ -71,38 +70,40 @@ function drawFirst(trace, selection) {
 }
 
 /**
- * Every other view as [name, draw, id of the element it draws in], in the order they are drawn
- * (those in sight first), a task each.
+ * Every other view as [label, draw, id of the element it draws in], in the registry's order (those
+ * in sight are drawn first), a task each. A saved trace has no model to ask: live views wait.
  */
-function laterViews(trace, selection, table) {
+function laterViews(table) {
   const { views } = parts;
-  const { analysis, stages } = state;
-  const stagesNote = stagesMissing(selection);
-  const list = [
-    ['focus table', table, 'focus-heatmap'],
-    ...KINDS.map((kind) => [
-      `model view: ${kind}`,
-      () => views.modelView.renderKind(trace, selection, kind, state.hideSinks ? specialIds() : null, analysis),
-      'model-view',
-    ]),
-    ['heads', showHeads, 'heads'],
-    ['head view', () => views.headView.render(trace, selection, analysis), 'head-view'],
-    ['stepper', () => views.stepper.render(trace, selection, analysis), 'stepper'],
-    ['stages', () => views.stages.render(stages, trace, stagesNote), 'stages'],
-    ['masks', () => views.masks.renderCausal(trace), 'masks'],
-    ['rollout', () => views.rollout.render(trace, analysis), 'rollout'],
-  ];
-  // Attribution and comparison ask the model again: a saved trace has none to ask.
-  if (!state.saved) {
-    // The page's sentence, model and snapshot as they are when the comparison is drawn.
-    const page = () => ({ text: $('source-input').value, model: state.model?.name, snapshot: state.snapshot, off: state.ablation.spec });
-    list.push(
-      ['attribution', () => views.attribution.render(trace), 'attribution'],
-      ['comparison', () => views.compare.render(trace, selection, page()), 'compare'],
-      ['journey', () => views.journey.render(trace, state.config), 'journey'],
-    );
+  const list = [['focus table', table, 'focus-heatmap']];
+  for (const entry of VIEWS) {
+    if ((!entry.draw && !entry.tasks) || (entry.live && state.saved)) continue;
+    const view = views[entry.name];
+    const tasks = entry.tasks ? entry.tasks(view, state) : [[entry.label ?? entry.name, () => entry.draw(view, state, views)]];
+    for (const [label, draw] of tasks) list.push([label, draw, entry.panel]);
   }
   return list;
+}
+
+/** Draw view `name` again from the state now, as its registry entry's `draw` does with every answer. */
+export function redraw(name) {
+  const entry = entryOf(name);
+  entry.draw(parts.views[name], state, parts.views);
+}
+
+/** Draw view `name` from the part of the state that is not an answer (its entry's `refresh`). */
+export function refresh(name) {
+  entryOf(name).refresh(parts.views[name], state);
+}
+
+/** Every view that draws more than answers, from the state (the language changed). */
+export function refreshAll() {
+  for (const entry of VIEWS) if (entry.refresh) entry.refresh(parts.views[entry.name], state);
+}
+
+/** The beam node the page shows, marked in the beam tree (`state.beamNode`). */
+export function markBeamNode() {
+  parts.views.beamTree.highlight(state.beamNode);
 }
 
 /** Draw `views` ([name, draw, id]) a task each; the main-thread time spent, or null when a newer redraw took over. */
@@ -165,19 +166,6 @@ async function drawView(ticket, name, draw) {
     });
   }
   return busy;
-}
-
-/** Why the stages view shows no stages for `selection`, or '' when it shows them. */
-function stagesMissing(selection) {
-  if (isSummaryHead(selection.head)) return t('stages.summaryHasNone');
-  const saved = state.saved?.stages;
-  if (state.saved && !state.stages && saved)
-    return t('saved.otherStages', { kind: t(`kind.${saved.kind}`), layer: saved.layer, head: saved.head });
-  if (state.recorded != null && !state.stages) {
-    const head = state.facts.defaultFocus;
-    return t('timeline.recordedStages', { step: state.recorded, kind: t(`kind.${head.kind}`), layer: head.layer, head: head.head });
-  }
-  return '';
 }
 
 /** Resolves once every view shows the latest answer (at once when there is none to show). */

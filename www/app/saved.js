@@ -1,12 +1,18 @@
-// What leaves the page and comes back: each view exported as PNG or SVG, the trace saved as JSON,
-// and a saved trace shown again in every view without the model (the page says so).
+// What leaves the page and comes back: each view the registry exports (app/views.js `exportAs`)
+// saved as PNG or SVG, the trace saved as JSON, and a saved trace shown again in every view
+// without the model (the page says so).
 import { $, el } from '../ui/dom.js';
 import { fileName, readTrace, saveJson, savePng, saveSvg } from '../ui/export.js';
 import { t } from '../ui/i18n.js';
 import { clampSelection, showBeamControls, translate } from './actions.js';
+import { BEAM, decoding } from './controls.js';
 import { clearMessage, showMessage } from './messages.js';
 import { renderAll, renderStepButtons } from './render.js';
 import { parts, state } from './store.js';
+import { VIEWS } from './views.js';
+
+/** The views saved as PNG and SVG: each with its section (whose title the buttons go beside). */
+const exported = () => VIEWS.filter((entry) => entry.exportAs).map((entry) => ({ entry, section: $(entry.panel).closest('section') }));
 
 /** The controls that ask the model, off while a saved trace is shown. */
 const LIVE_CONTROLS = [
@@ -25,14 +31,16 @@ function shownSource() {
   return { model: state.model?.label ?? state.model?.name, text: $('source-input').value };
 }
 
-/** Save the view named `view` (a section's data-export) as `format` ('png' or 'svg'). */
-async function exportView(view, format) {
-  const figure = parts.views.figures[view]();
+/** Save the view of registry entry `entry` as `format` ('png' or 'svg'). */
+async function exportView(entry, format) {
+  const view = parts.views[entry.name];
+  const figure = view.figure();
   if (!figure) {
     showMessage(t('export.nothing'), 'info');
     return;
   }
-  const name = fileName({ ...shownSource(), view: view === 'heatmap' ? parts.views.focus.viewName() : view }, format);
+  // The focused heatmap names the head it shows.
+  const name = fileName({ ...shownSource(), view: view.viewName?.() ?? entry.exportAs }, format);
   try {
     if (format === 'svg') saveSvg(figure, name);
     else await savePng(figure, name);
@@ -41,19 +49,19 @@ async function exportView(view, format) {
   }
 }
 
-/** PNG and SVG buttons beside the title of every section that names a view in data-export. */
+/** PNG and SVG buttons beside the title of every exported view's section (its data-export names the view). */
 export function addExportButtons() {
-  for (const section of document.querySelectorAll('section[data-export]')) {
-    const view = section.dataset.export;
+  for (const { entry, section } of exported()) {
+    section.dataset.export = entry.exportAs;
     const title = section.querySelector('h2');
     const buttons = ['png', 'svg'].map((format) => {
       const button = el('button', {
         className: 'export-button',
         text: format.toUpperCase(),
         attrs: { type: 'button' },
-        data: { format, view },
+        data: { format, view: entry.exportAs },
       });
-      button.addEventListener('click', () => exportView(view, format));
+      button.addEventListener('click', () => exportView(entry, format));
       return button;
     });
     const group = el('div', { className: 'export', attrs: { role: 'group' } }, ...buttons);
@@ -66,7 +74,7 @@ export function addExportButtons() {
 
 /** The export buttons' names say which view they save, in the language in use. */
 export function labelExportButtons() {
-  for (const section of document.querySelectorAll('section[data-export]')) {
+  for (const { section } of exported()) {
     const view = section.querySelector('h2').textContent;
     for (const button of section.querySelectorAll('.export-button')) {
       const label = t(button.dataset.format === 'png' ? 'export.png' : 'export.svg', { view });
@@ -127,7 +135,7 @@ export function leaveSavedTrace() {
   state.config = state.liveConfig;
   state.selection = clampSelection(state.selection);
   showSavedMode();
-  showBeamControls($('sampling-select').value === 'beam');
+  showBeamControls(decoding() === BEAM);
   translate();
 }
 

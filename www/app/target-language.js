@@ -1,7 +1,9 @@
 // The target-language menu of a multi-target model (a Marian vocabulary with `>>xxx<<` tokens,
 // such as opus-mt-en-zh's `>>cmn_Hans<<`): the model writes the language whose code starts the
 // text, so picking one puts its code at the start of the sentence (replacing the code there), and
-// typing a code moves the menu to it. Models without codes hide the menu.
+// typing a code moves the menu to it. Models without codes hide the menu. It follows each model
+// loaded (the bus's `model-loaded`).
+import { listen } from '../ui/bus.js';
 import { $, option } from '../ui/dom.js';
 import { language, t } from '../ui/i18n.js';
 import { translate } from './actions.js';
@@ -28,12 +30,14 @@ export function codeName(code, lang = language()) {
 }
 
 /** Show the model's codes (init's `languages`) in the menu, following the text's code; hide it without any. */
-export function languagesForModel(codes = []) {
+function languagesForModel(codes = []) {
   const menu = $('target-language-select');
   menu.replaceChildren(...codes.map((code) => option(code, codeName(code))));
   $('target-language-row').hidden = codes.length === 0;
   followText();
 }
+
+listen('model-loaded', ({ info }) => languagesForModel(info.languages));
 
 /** Move the menu to the code that starts the text (or to none, when the text has none). */
 export function followText() {

@@ -108,7 +108,7 @@ function journeySublayer(raw) {
 }
 
 /**
- * One token's journey through one layer (Session.inspect; README, "Journey JSON") → every
+ * One token's journey through one layer (Session.inspect; docs/json.md, "Journey JSON") → every
  * vector a Float32Array, every mask a Uint8Array, the rest as it came.
  */
 export function journey(raw) {

@@ -1,62 +1,72 @@
-// What the browser tests and the benchmark read from the page, kept out of the page's own logic:
-//   window.__attnscope = { state, call, redraws, workers, trapNewWorkers }: the page state
-//     (www/app/store.js), the worker client's `call`, every keystroke-to-redraw time, how many
-//     workers the page has started, and `trapNewWorkers(on, count)`: the next `count` workers
-//     trap on their first request of type `on` (a model that kills every worker it is loaded in);
-//   body[data-first-heatmap-ms]: when the first heatmap of the loaded model was drawn.
+// The browser tests' and the benchmark's view into the page, installed only in test mode (`?test`:
+// www/boot.js imports this file before the first worker starts). The page itself knows nothing of
+// it: what this file learns it hears on the page's bus (www/ui/bus.js) and reads from the
+// browser's performance timeline, as any observer could.
+//
+//   window.__attnscope = { state, call, redraws, workers, trapNewWorkers, events }:
+//     state            the page's state (www/app/store.js)
+//     call(type, args) a request to the worker in use (test-only ones too: www/testing/worker-hooks.js)
+//     redraws          every keystroke-to-redraw the page measured (`redraw: in sight` and
+//                      `redraw: everything`, www/app/actions.js): { generation, ms, computeMs,
+//                      renderMs, allMs, allRenderMs }, the latest 1000
+//     workers()        how many workers the page has started
+//     trapNewWorkers(on, count): the next `count` workers trap on their first request of type
+//                      `on` (a model that kills every worker it is loaded in)
+//     events           what the bus heard, [name, detail] (hovers left out), the latest 1000
+
+import { call, parts, state } from '../app/store.js';
+import { listen } from '../ui/bus.js';
 
 const record = {
-  // { ms: keystroke → every view in sight redrawn (debounce included), computeMs, renderMs (main-thread
-  // drawing until then), allMs and allRenderMs (the same once the views out of sight are drawn too) }
   redraws: [],
-  keystrokeAt: new Map(), // generation → time of its keystroke
-  firstHeatmapMs: null, // when the loaded model's first heatmap was drawn, or null before it is
+  events: [],
   workers: 0, // workers started so far
   trapping: { on: null, count: 0 }, // the next `count` workers trap on their first `on` request
 };
 
-export function installHooks({ state, call }) {
-  const trapNewWorkers = (on, count) => {
-    record.trapping = { on, count };
-  };
-  window.__attnscope = { state, call, redraws: record.redraws, workers: () => record.workers, trapNewWorkers };
+const keep = (list, item) => {
+  list.push(item);
+  if (list.length > 1000) list.shift();
+};
+
+// Every redraw the page measures, as one record per keystroke.
+new PerformanceObserver((entries) => {
+  for (const entry of entries.getEntries()) {
+    const { generation, computeMs = null, renderMs } = entry.detail ?? {};
+    if (entry.name === 'redraw: in sight') keep(record.redraws, { generation, ms: entry.duration, computeMs, renderMs });
+    if (entry.name !== 'redraw: everything') continue;
+    const redraw = record.redraws.findLast((r) => r.generation === generation);
+    if (redraw) Object.assign(redraw, { allMs: entry.duration, allRenderMs: renderMs });
+  }
+}).observe({ type: 'measure' });
+
+for (const name of ['keystroke', 'answer-shown', 'drawn', 'selection', 'heads-off', 'view-changed', 'model-loaded', 'worker-started']) {
+  listen(name, (detail) => keep(record.events, [name, plain(name, detail)]));
 }
 
-/** A worker was started: the hook requests it gets before any other, as [type, args] (none for a person). */
-export function workerSpawned() {
+/** An event's detail as data a test can read (a model by its name, a worker not at all). */
+function plain(name, detail) {
+  if (name === 'model-loaded') return { model: detail.model.name };
+  if (name === 'worker-started') return {};
+  return detail;
+}
+
+// A new worker: the trap it was asked to carry goes to it before any other request.
+listen('worker-started', ({ worker }) => {
   record.workers += 1;
   const { on, count } = record.trapping;
-  if (!count) return [];
+  if (!count) return;
   record.trapping.count -= 1;
-  return [['test:trap', { on }]];
-}
+  parts.client.call('test:trap', { on }, worker).catch(() => {});
+});
 
-export function keystroke(generation) {
-  record.keystrokeAt.set(generation, performance.now());
-  if (record.keystrokeAt.size > 2000) record.keystrokeAt.delete(record.keystrokeAt.keys().next().value);
-}
-
-export function modelLoaded() {
-  record.firstHeatmapMs = null;
-}
-
-/** Every view in sight shows the answer to `generation` (null: not a keystroke's answer). */
-export function redrawn(generation, computeMs, renderMs) {
-  if (record.firstHeatmapMs == null) {
-    record.firstHeatmapMs = performance.now();
-    document.body.dataset.firstHeatmapMs = String(Math.round(record.firstHeatmapMs));
-  }
-  const { keystrokeAt, redraws } = record;
-  if (generation != null && keystrokeAt.has(generation)) {
-    redraws.push({ generation, ms: performance.now() - keystrokeAt.get(generation), computeMs, renderMs });
-    if (redraws.length > 1000) redraws.shift();
-  }
-}
-
-/** Every view, in sight or not, shows the answer to `generation`. */
-export function drawnAll(generation, renderMs) {
-  const entry = record.redraws.findLast((r) => r.generation === generation);
-  if (!entry || generation == null) return;
-  entry.allMs = performance.now() - record.keystrokeAt.get(generation);
-  entry.allRenderMs = renderMs;
-}
+window.__attnscope = {
+  state,
+  call,
+  redraws: record.redraws,
+  events: record.events,
+  workers: () => record.workers,
+  trapNewWorkers(on, count) {
+    record.trapping = { on, count };
+  },
+};

@@ -1,12 +1,24 @@
-// The worker's side of the test and bench hooks. `watchGpuDevices` wraps
-// GPUAdapter.prototype.requestDevice so that every GPUDevice the worker creates is kept (a test
-// can lose it on purpose) and watched for loss (the worker then moves to the CPU). The requests
-// only the browser tests and the benchmark send: `stats`, and `test:*` ones that stand for events
+// The worker's side of the test hooks, loaded only by a worker started in test mode
+// (www/worker/worker.js, `?test` in its address). It adds the requests only the browser tests and
+// the benchmark send: `stats` (queued like any request), and `test:*` ones that stand for events
 // from outside (a browser that refuses the adapter, a lost GPU, a wasm instance that traps, an
-// uncaught error), which the worker runs at once, outside its request queue.
+// uncaught error, a worker that closes itself or spins), answered at once, outside the queue.
+// Every GPUDevice the worker makes is kept, so a test can lose one on purpose.
+import { backendName } from '../worker/backends.js';
+import { handlers } from '../worker/handlers.js';
+import { memoryBytes } from '../worker/modules.js';
+import { answer } from '../worker/requests.js';
 
 const gpuDevices = []; // every GPUDevice this worker created, oldest first
-const armedTraps = new Set(); // request types that trap the next time they are answered
+
+if (self.GPUAdapter?.prototype.requestDevice) {
+  const original = GPUAdapter.prototype.requestDevice;
+  GPUAdapter.prototype.requestDevice = async function (...args) {
+    const device = await original.apply(this, args);
+    gpuDevices.push(device);
+    return device;
+  };
+}
 
 /**
  * A real WebAssembly.RuntimeError, as the model's module raises when it panics (panic=abort is
@@ -23,52 +35,61 @@ function trap() {
   new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.trap();
 }
 
-/** Trap now if the test armed a trap for requests of `type` (www/worker/requests.js, before the handler). */
-export function trapIfArmed(type) {
-  if (armedTraps.delete(type)) trap();
-}
-
-/** Keep and watch every GPUDevice made from now on; `onLost(info)` when one is lost. */
-export function watchGpuDevices(onLost) {
-  if (!self.GPUAdapter?.prototype.requestDevice) return;
-  const original = GPUAdapter.prototype.requestDevice;
-  GPUAdapter.prototype.requestDevice = async function (...args) {
-    const device = await original.apply(this, args);
-    gpuDevices.push(device);
-    device.lost.then((info) => onLost(info));
-    return device;
+/** The next request of `type` traps, after the CPU caught up and before its handler runs. */
+function armTrap(type) {
+  const handler = handlers[type];
+  handlers[type] = () => {
+    handlers[type] = handler;
+    trap();
   };
 }
 
-/** The hook requests; `stats()`: the worker's memory and backend. */
-export function hookHandlers({ stats }) {
-  return {
-    async stats() {
-      return { ...stats(), gpuDevices: gpuDevices.length };
-    },
-    async 'test:rejectAdapter'() {
-      if (self.GPU) GPU.prototype.requestAdapter = () => Promise.reject(new Error('adapter request rejected (test)'));
-      return { patched: Boolean(self.GPU) };
-    },
-    async 'test:loseDevice'() {
-      const device = gpuDevices[gpuDevices.length - 1];
-      if (!device) throw new Error('no WebGPU device to lose');
-      const destroyedAt = Date.now();
-      device.destroy();
-      return { destroyedAt };
-    },
-    /** args: { on? }: trap now, or arm a trap for the next request of type `on` (e.g. 'step', 'init'). */
-    async 'test:trap'(args) {
-      if (!args?.on) trap();
-      armedTraps.add(args.on);
-      return { armed: args.on };
-    },
-    /** An error no request catches: the page sees the worker's `error` event. */
-    async 'test:throwUncaught'() {
-      setTimeout(() => {
-        throw new Error('thrown on purpose (test)');
-      });
-      return { thrown: true };
-    },
+/** The worker's memory and backend (the tests' and the benchmark's). */
+handlers.stats = async () => ({ ...memoryBytes(), backend: backendName(), gpuDevices: gpuDevices.length });
+
+const testRequests = {
+  async 'test:rejectAdapter'() {
+    if (self.GPU) GPU.prototype.requestAdapter = () => Promise.reject(new Error('adapter request rejected (test)'));
+    return { patched: Boolean(self.GPU) };
+  },
+  async 'test:loseDevice'() {
+    const device = gpuDevices.at(-1);
+    if (!device) throw new Error('no WebGPU device to lose');
+    const destroyedAt = Date.now();
+    device.destroy();
+    return { destroyedAt };
+  },
+  /** args: { on? }: trap now, or arm a trap for the next request of type `on` (e.g. 'step', 'init'). */
+  async 'test:trap'(args) {
+    if (!args?.on) trap();
+    armTrap(args.on);
+    return { armed: args.on };
+  },
+  /** An error no request catches: the page sees the worker's `error` event. */
+  async 'test:throwUncaught'() {
+    setTimeout(() => {
+      throw new Error('thrown on purpose (test)');
+    });
+    return { thrown: true };
+  },
+  /** The worker closes itself without a word: no reply, no `error` event, no heartbeat. */
+  async 'test:close'() {
+    self.close();
+    return new Promise(() => {});
+  },
+  /** args: { ms? }: the worker spins, saying nothing, for `ms` (then answers) or for ever. */
+  async 'test:spin'(args) {
+    const until = args?.ms == null ? Number.POSITIVE_INFINITY : performance.now() + args.ms;
+    while (performance.now() < until);
+    return { spun: args?.ms ?? null };
+  },
+};
+
+/** The worker's request handler `receive`, with the test requests answered here, at once. */
+export function intercept(receive) {
+  return (event) => {
+    const { type } = event.data;
+    if (!type.startsWith('test:')) return receive(event);
+    answer(event.data, Object.hasOwn(testRequests, type) ? testRequests[type] : null, { queued: false });
   };
 }

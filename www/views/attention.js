@@ -1,9 +1,8 @@
 // What each kind of attention means on the axes: which tokens label rows and columns, which side
-// (source/target) they belong to, and which cells the trace's masks hide.
+// (source/target) they belong to, and which cells the trace's masks hide. The kinds themselves
+// (encoderSelf, decoderSelf, cross) are the wasm module's (`facts.kinds`, www/worker/modules.js).
 
 import { t } from '../ui/i18n.js';
-
-export const KINDS = ['encoderSelf', 'decoderSelf', 'cross'];
 
 /** A kind's name ("cross-attention"), in the language in use. */
 export const kindTitle = (kind) => t(`kind.${kind}`);

@@ -1,4 +1,4 @@
-// The journey view's words, in each language the page has (www/i18n.js decides which is in use).
+// The journey view's words, in each language the page has (www/ui/i18n.js decides which is in use).
 // `{name}` placeholders are filled by `jt`; the numbers that fill them are the model's.
 import { language } from '../ui/i18n.js';
 

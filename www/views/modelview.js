@@ -13,7 +13,6 @@ import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 import {
   HEAD_SUMMARIES,
   headStack,
-  KINDS,
   keepColumns,
   kindTitle,
   maskFor,
@@ -29,9 +28,16 @@ import { headKey, headTooltip, ranks } from './heads-text.js';
  * a head (or a summary over heads); `onToggle({ kind, layer, head })` switches a head off or on.
  */
 export function createModelView(container, { onSelect, onToggle }) {
-  const slots = new Map(KINDS.map((kind) => [kind, el('div')]));
+  // kind → the element its grid goes in, made the first time the kind is drawn: side by side in
+  // the order the page draws them (the module's attention kinds).
+  const slots = new Map();
+  const kinds = el('div', { className: 'grid-kinds' });
   const bar = toolbar();
-  container.replaceChildren(bar.element, el('div', { className: 'grid-kinds' }, ...slots.values()));
+  container.replaceChildren(bar.element, kinds);
+  const slotOf = (kind) => {
+    if (!slots.has(kind)) slots.set(kind, kinds.appendChild(el('div')));
+    return slots.get(kind);
+  };
   const grids = new Map(); // kind → its grid (makeGrid), kept while its layers and heads stay
   const shown = new Map(); // kind → the arguments it was last drawn with
   let marks = { off: [], importance: null, study: null }; // what `mark` was last given
@@ -97,7 +103,7 @@ export function createModelView(container, { onSelect, onToggle }) {
    */
   function* renderKind(trace, selection, kind, special = null, analysis = null) {
     shown.set(kind, [trace, selection, kind, special, analysis]);
-    const slot = slots.get(kind);
+    const slot = slotOf(kind);
     const stack = stackFor(trace, kind);
     if (!stack?.queries) {
       grids.delete(kind);
@@ -135,7 +141,7 @@ export function createModelView(container, { onSelect, onToggle }) {
 
   /** Every kind's thumbnails as drawn, side by side, as a vector figure (one <rect> a cell). */
   function figure() {
-    const parts = KINDS.filter((kind) => shown.has(kind)).map((kind) => kindFigure(...shown.get(kind)));
+    const parts = [...slots.keys()].filter((kind) => shown.has(kind)).map((kind) => kindFigure(...shown.get(kind)));
     return parts.length ? row(parts, { gap: 28 }) : null;
   }
   return { renderKind, figure, mark };

@@ -1,132 +1,243 @@
-// Positional encoding: sin/cos curves of a few dimensions, the whole table as a heatmap, and
-// PE(t)·PE(t+Δ) for several t — the curves coincide because the product depends on Δ alone.
-import { drawingContext, drawMatrix, sizeCanvas } from '../draw/canvas.js';
-import { captioned, fontOf, row, svgContext } from '../draw/svg.js';
-import { seriesColour, theme } from '../draw/theme.js';
-import { el } from '../ui/dom.js';
+// Positional encoding: what each position adds to its token's embedding.
+//   - Sinusoidal (the paper's): the learner picks a dimension pair (2i, 2i+1) from a list that
+//     gives each pair's wavelength and frequency. Its sine and cosine are drawn bold, the sines of
+//     a few other pairs faint behind them (fast to slow), and its columns are outlined in the whole
+//     table. Beside them, PE(t)·PE(t+Δ) for several t: the curves coincide, the product depends on
+//     Δ alone.
+//   - Learned: the same drawings of a trained [positions, d_model] table, pairs of dimensions
+//     without frequencies, and dot products that need not coincide.
+//   - None: a message saying what that means.
+// Hover, a tap or the arrow keys on the curves (hover or a tap on the table) read one value:
+// position, dimension and value, in the page's tooltip and in the line under the curves. A click
+// on a column of the table picks its pair.
+//
+// createPositional(container) → { render(pe), figure() }: `pe` is described in
+// positional-data.js (www/shared/wire.js positional, optionally with `kind` and `layout`);
+// `figure()` is the panel as a vector figure, for the PNG and SVG exports.
+import { el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { heatmapFigure } from './heatmap-figure.js';
+import { hideTooltip, say, showTooltip } from '../ui/tooltip.js';
+import * as data from './positional-data.js';
+import * as figures from './positional-figures.js';
+import { drawPlot, indexAt, PLOT, plotPoint } from './positional-plot.js';
 
-const PLOT = { width: 360, height: 200 };
-
-function plot(canvas, series, options) {
-  paintPlot(drawingContext(canvas, PLOT.width, PLOT.height), series, options);
-}
-
-/** The plot and, below it, its legend (one line a series), as a vector figure. */
-function plotFigure(series, options) {
-  const ctx = svgContext(PLOT.width, PLOT.height + 16 * series.length + 4);
-  paintPlot(ctx, series, options);
-  ctx.font = fontOf(11);
-  ctx.textBaseline = 'middle';
-  series.forEach((s, k) => {
-    ctx.fillStyle = seriesColour(k);
-    ctx.fillText(`━ ${s.label}`, 4, PLOT.height + 10 + 16 * k);
-  });
-  return ctx.figure;
-}
-
-function paintPlot(ctx, series, { yMin, yMax, xLabel, yLabel }) {
-  const { width, height } = PLOT;
-  const pad = { l: 36, r: 8, t: 8, b: 26 };
-  const n = Math.max(...series.map((s) => s.values.length));
-  const x = (i) => pad.l + (i / Math.max(1, n - 1)) * (width - pad.l - pad.r);
-  const y = (v) => pad.t + (1 - (v - yMin) / (yMax - yMin || 1)) * (height - pad.t - pad.b);
-  ctx.strokeStyle = theme().line;
-  ctx.strokeRect(pad.l, pad.t, width - pad.l - pad.r, height - pad.t - pad.b);
-  ctx.fillStyle = theme().muted;
-  ctx.font = fontOf(11);
-  ctx.fillText(yMax.toFixed(0 + (Math.abs(yMax) < 10)), 2, pad.t + 8);
-  ctx.fillText(yMin.toFixed(0 + (Math.abs(yMin) < 10)), 2, height - pad.b);
-  ctx.fillText(xLabel, width / 2 - 20, height - 6);
-  ctx.fillText(`${n - 1}`, width - pad.r - 16, height - 14);
-  ctx.save();
-  ctx.translate(10, height / 2 + 20);
-  ctx.rotate(-Math.PI / 2);
-  ctx.fillText(yLabel, 0, 0);
-  ctx.restore();
-  series.forEach((s, k) => {
-    ctx.strokeStyle = seriesColour(k);
-    ctx.lineWidth = 1.5;
-    ctx.beginPath();
-    s.values.forEach((v, i) => {
-      if (i) ctx.lineTo(x(i), y(v));
-      else ctx.moveTo(x(i), y(v));
-    });
-    ctx.stroke();
-  });
-}
-
-function legendOf(series) {
-  return el(
+/** The panel's elements, made once. */
+function makeElements(container) {
+  const message = el('p', { className: 'positional-message' });
+  const select = el('select', { className: 'positional-pair' });
+  const controls = el(
     'div',
-    { className: 'legend' },
-    ...series.map((s, k) => {
-      const item = el('span', { text: `━ ${s.label}` });
-      item.style.color = seriesColour(k);
-      return item;
-    }),
+    { className: 'positional-controls' },
+    el('label', {}, el('span', { i18n: 'positional.pairLabel' }), ' ', select),
+    el('span', { className: 'muted', i18n: 'positional.hint' }),
   );
+  const plot = (canvas, ...below) => {
+    const caption = el('figcaption');
+    return { caption, canvas, node: el('figure', { className: `${canvas.className}-figure` }, caption, canvas, ...below) };
+  };
+  const legend = el('div', { className: 'legend positional-legend' });
+  const readout = el('p', { className: 'positional-readout' });
+  const curves = plot(el('canvas', { className: 'positional-curves', attrs: { tabindex: 0, role: 'application' } }), legend, readout);
+  const table = plot(el('canvas', { className: 'positional-table' }));
+  const dotLegend = el('div', { className: 'legend' });
+  const dots = plot(el('canvas', { className: 'positional-dots' }), dotLegend);
+  const body = el('div', {}, controls, el('div', { className: 'plots' }, curves.node, table.node, dots.node));
+  const root = el('div', { className: 'positional-view' }, message, body);
+  container.replaceChildren(root);
+  return { root, message, body, select, curves, legend, readout, table, dots, dotLegend };
+}
+
+/** A legend line on the page: `━ text` in its colour; `dim` marks a bold curve's column. */
+function legendItem({ text, colour, dim }) {
+  const item = el('span', { text: `━ ${text}`, className: dim == null ? '' : 'highlight', data: dim == null ? {} : { dim } });
+  item.style.color = colour;
+  return item;
+}
+
+/** How many CSS px of the page one px of the plot is (less than 1 where a phone shrinks it). */
+function plotScale(canvas) {
+  const rect = canvas.getBoundingClientRect();
+  return { rect, scale: rect.width / PLOT.width || 1 };
+}
+
+/** Where on the screen point `cursor` of the curves is, as a pointer position. */
+function screenPoint(canvas, view, { position, which }) {
+  const { rect, scale } = plotScale(canvas);
+  const col = which ? view.columns.second : view.columns.first;
+  const { x, y } = plotPoint(figures.curveFrame(view), position, figures.valueAt(view, col, position));
+  return { clientX: rect.left + x * scale, clientY: rect.top + y * scale };
+}
+
+/** The point of the bold curves under the pointer: the nearest position, and the nearer of the two. */
+function curvePointAt(canvas, view, event) {
+  const { rect, scale } = plotScale(canvas);
+  const frame = figures.curveFrame(view);
+  const position = indexAt(frame, (event.clientX - rect.left) / scale);
+  const y = (event.clientY - rect.top) / scale;
+  const [a, b] = [view.columns.first, view.columns.second].map((col) =>
+    Math.abs(plotPoint(frame, position, figures.valueAt(view, col, position)).y - y),
+  );
+  return { position, which: a <= b ? 0 : 1 };
+}
+
+/** Highlight pair `i` of `view`: the list, the bold curves, their legend and caption, the table's outline. */
+function showPair(parts, view, i) {
+  view.pair = i;
+  view.columns = figures.columnsOf(view, i);
+  const { first, second } = view.columns;
+  const { curves } = parts;
+  parts.select.value = String(i);
+  parts.root.dataset.pair = String(i);
+  curves.canvas.dataset.highlight = `${first},${second}`;
+  curves.canvas.setAttribute('aria-label', t('positional.curvesLabel', { first, second }));
+  curves.caption.textContent = figures.captions(view).curves;
+  parts.legend.replaceChildren(...figures.curveLegend(view).map(legendItem));
+  figures.drawTable(parts.table.canvas, view);
+  if (view.cursor) readCurve(parts, view, view.cursor, null, false);
+  else drawPlot(curves.canvas, figures.curveSpec(view));
+}
+
+/**
+ * Read point `cursor` of the curves: marked on the plot, written under it, shown in the tooltip
+ * at `point` (a pointer position) when given, and said to screen readers when `announce`.
+ */
+function readCurve(parts, view, cursor, point, announce) {
+  view.cursor = cursor;
+  const col = cursor.which ? view.columns.second : view.columns.first;
+  const text = figures.describe(view, col, cursor.position);
+  parts.curves.canvas.dataset.point = `${cursor.position},${col}`;
+  parts.readout.textContent = text;
+  drawPlot(parts.curves.canvas, figures.curveSpec(view));
+  if (point) showTooltip(point, text);
+  if (announce) say(text);
+}
+
+/** Nothing read on the curves any more. */
+function forgetCurvePoint(parts, view) {
+  hideTooltip();
+  if (!view?.cursor) return;
+  view.cursor = null;
+  delete parts.curves.canvas.dataset.point;
+  drawPlot(parts.curves.canvas, figures.curveSpec(view));
 }
 
 export function createPositional(container) {
-  let parts = null; // what the figure is made of, as last drawn
+  const parts = makeElements(container);
+  let view = null; // positional-figures.js's view of what is drawn, or null before the first table
+  const drawn = () => view !== null && view.kind !== 'none';
 
+  wireCurves(parts.curves.canvas, {
+    active: drawn,
+    at: (event) => curvePointAt(parts.curves.canvas, view, event),
+    read: (cursor, point, announce) => readCurve(parts, view, cursor, point ?? screenPoint(parts.curves.canvas, view, cursor), announce),
+    cursor: () => view.cursor,
+    rows: () => view.pe.rows,
+    forget: () => forgetCurvePoint(parts, view),
+  });
+  wireTable(parts.table.canvas, {
+    active: drawn,
+    shape: () => view.pe,
+    describe: (col, position) => figures.describe(view, col, position),
+    pick: (col) => {
+      const i = data.pairOfColumn(view.layout, view.pe.cols, col);
+      if (i != null) showPair(parts, view, i);
+    },
+  });
+  parts.select.addEventListener('change', () => showPair(parts, view, Number(parts.select.value)));
+
+  /** Draw `pe`; the picked pair stays while the table keeps its width (a relabel draws the same `pe` again). */
   function render(pe) {
     if (!pe) return;
-    const { rows, cols, table } = pe;
-    const dims = [0, 1, 4, 5, Math.floor(cols / 4) * 2, cols - 2].filter((d, i, a) => d < cols && a.indexOf(d) === i);
-    // Each sin/cos pair turns by a fixed angle per position: read it off position 1 of the table.
-    const wavelength = (d) => {
-      const even = d - (d % 2);
-      return (2 * Math.PI) / Math.atan2(table[cols + even], table[cols + even + 1]);
-    };
-    const curves = dims.map((d) => ({
-      label: t('positional.dim', { dim: d, fn: d % 2 ? 'cos' : 'sin', wavelength: wavelength(d).toFixed(1) }),
-      values: Array.from({ length: rows }, (_, p) => table[p * cols + d]),
-    }));
-    const curveOptions = { yMin: -1, yMax: 1, xLabel: t('positional.position'), yLabel: 'PE' };
-    const curveCanvas = el('canvas');
-    plot(curveCanvas, curves, curveOptions);
-    const heat = el('canvas');
-    sizeCanvas(heat, Math.min(384, cols * 3), Math.min(256, rows * 4));
-    drawMatrix(heat, { rows, cols, values: table, map: 'rdbu', min: -1, max: 1 });
-    const dots = pe.dotProducts.map((values, k) => ({ label: `t = ${pe.starts[k]}`, values }));
-    const products = dots.flatMap((d) => d.values);
-    const dotOptions = {
-      yMin: Math.min(...products),
-      yMax: Math.max(...products),
-      xLabel: t('positional.offset'),
-      yLabel: 'PE(t)·PE(t+Δ)',
-    };
-    const dotCanvas = el('canvas');
-    plot(dotCanvas, dots, dotOptions);
-    const tableTitle = t('positional.table', { rows, cols });
-    parts = { curves, curveOptions, dots, dotOptions, pe, tableTitle };
-    const figure = (title, ...nodes) => el('figure', {}, el('figcaption', { text: title }), ...nodes);
-    const wrap = el(
-      'div',
-      { className: 'plots' },
-      figure(t('positional.curves'), curveCanvas, legendOf(curves)),
-      figure(tableTitle, heat),
-      figure(t('positional.dots'), dotCanvas, legendOf(dots)),
-    );
-    container.replaceChildren(wrap);
+    view = figures.makeView(pe, view);
+    parts.root.dataset.kind = view.kind;
+    parts.message.hidden = view.kind !== 'none';
+    parts.body.hidden = view.kind === 'none';
+    if (view.kind === 'none') {
+      parts.message.textContent = t('positional.none');
+      hideTooltip();
+      return;
+    }
+    parts.select.replaceChildren(...Array.from({ length: view.n }, (_, i) => option(String(i), figures.pairName(view, i))));
+    const caption = figures.captions(view);
+    parts.table.caption.textContent = caption.table;
+    parts.dots.caption.textContent = caption.dots;
+    const dots = figures.dotSpec(view);
+    drawPlot(parts.dots.canvas, dots);
+    parts.dotLegend.replaceChildren(...dots.legend.map(legendItem));
+    showPair(parts, view, view.pair);
   }
 
-  /** The curves, the table (one <rect> a cell) and the dot products side by side, as a vector figure. */
-  function figure() {
-    if (!parts) return null;
-    const { curves, curveOptions, dots, dotOptions, pe, tableTitle } = parts;
-    const table = { rows: pe.rows, cols: pe.cols, values: pe.table, map: 'rdbu', min: -1, max: 1, cell: 3, legendLabel: 'PE' };
-    return row(
-      [
-        captioned(t('positional.curves'), plotFigure(curves, curveOptions)),
-        captioned(tableTitle, heatmapFigure(table)),
-        captioned(t('positional.dots'), plotFigure(dots, dotOptions)),
-      ],
-      { gap: 24 },
-    );
-  }
-  return { render, figure };
+  return { render, figure: () => (view ? figures.vectorFigure(view) : null) };
+}
+
+const MOVES = { ArrowLeft: -1, ArrowRight: 1, PageDown: -10, PageUp: 10 };
+
+/** The cursor after key `key`, from `now` on curves of `rows` positions; null for a key that does nothing here. */
+function moved(key, now, rows) {
+  const last = rows - 1;
+  if (key in MOVES) return { ...now, position: Math.max(0, Math.min(last, now.position + MOVES[key])) };
+  if (key === 'ArrowUp' || key === 'ArrowDown') return { ...now, which: 1 - now.which };
+  if (key === 'Home' || key === 'End') return { ...now, position: key === 'Home' ? 0 : last };
+  return null;
+}
+
+/**
+ * The curves' pointer and keys: hover or a tap reads the point under it; with the focus, ←/→
+ * (PageUp/PageDown: ten) move along the curve, ↑/↓ switch between the two curves, Home/End jump to
+ * the ends. `hooks`: { active, at(event), read(cursor, point, announce), cursor, rows, forget }.
+ */
+function wireCurves(canvas, hooks) {
+  canvas.addEventListener('pointermove', (event) => {
+    if (hooks.active()) hooks.read(hooks.at(event), event, false);
+  });
+  canvas.addEventListener('pointerdown', (event) => {
+    if (hooks.active()) hooks.read(hooks.at(event), event, true);
+  });
+  // A lifted finger leaves too: the point it tapped stays read until the next tap or the blur.
+  canvas.addEventListener('pointerleave', (event) => {
+    if (event.pointerType !== 'touch' && document.activeElement !== canvas) hooks.forget();
+  });
+  canvas.addEventListener('keydown', (event) => {
+    if (!hooks.active()) return;
+    const next = moved(event.key, hooks.cursor() ?? { position: 0, which: 0 }, hooks.rows());
+    if (!next) return;
+    event.preventDefault();
+    hooks.read(next, null, true);
+  });
+  canvas.addEventListener('focus', () => {
+    if (hooks.active()) hooks.read(hooks.cursor() ?? { position: 0, which: 0 }, null, true);
+  });
+  canvas.addEventListener('blur', () => {
+    if (hooks.active()) hooks.forget();
+  });
+}
+
+/**
+ * The table's pointer: hover reads a cell, a click (or a tap) also picks its column's pair.
+ * `hooks`: { active, shape → { rows, cols }, describe(col, position), pick(col) }.
+ */
+function wireTable(canvas, hooks) {
+  const cellAt = (event) => {
+    const { rows, cols } = hooks.shape();
+    const rect = canvas.getBoundingClientRect();
+    const c = Math.floor(((event.clientX - rect.left) / rect.width) * cols);
+    const r = Math.floor(((event.clientY - rect.top) / rect.height) * rows);
+    return r >= 0 && c >= 0 && r < rows && c < cols ? { r, c } : null;
+  };
+  const read = (event) => {
+    const at = hooks.active() && cellAt(event);
+    if (!at) return null;
+    canvas.dataset.cell = `${at.r},${at.c}`;
+    showTooltip(event, hooks.describe(at.c, at.r));
+    return at;
+  };
+  canvas.addEventListener('pointermove', read);
+  canvas.addEventListener('click', (event) => {
+    const at = read(event);
+    if (at) hooks.pick(at.c);
+  });
+  canvas.addEventListener('pointerleave', () => {
+    delete canvas.dataset.cell;
+    hideTooltip();
+  });
 }

@@ -1,13 +1,19 @@
-// The source tokens and the output so far, as chips linked to every other view by hover.
+// The source tokens and the output so far, as chips linked to every other view by hover; under the
+// output, a note when the model wrote a date that does not exist.
 
 import { hover, hoveredOn, onHover } from '../ui/bus.js';
 import { el } from '../ui/dom.js';
-import { t } from '../ui/i18n.js';
+import { language, t } from '../ui/i18n.js';
 import { producedBy } from './attention.js';
 
 export function createTokens(sourceEl, outputEl) {
   let sourceChips = [];
   let outputChips = [];
+  // The output is never corrected: a date that does not exist (trace.impossibleDate, set by the
+  // calendar's rule in src/text/calendar.rs) is shown as written, with this note under it.
+  const dateNote = el('p', { className: 'warning', attrs: { id: 'impossible-date', role: 'note' } });
+  dateNote.hidden = true;
+  outputEl.parentElement.after(dateNote);
 
   /**
    * `target`'s chips for `tokens` on `side`: the chips already there are kept (each stands for its
@@ -37,6 +43,9 @@ export function createTokens(sourceEl, outputEl) {
   }
 
   function render(trace) {
+    const date = trace?.impossibleDate;
+    dateNote.hidden = !date;
+    dateNote.textContent = date ? impossibleDateText(trace.output, date) : '';
     if (!trace) {
       sourceEl.replaceChildren();
       outputEl.replaceChildren();
@@ -73,4 +82,20 @@ export function createTokens(sourceEl, outputEl) {
   });
 
   return { render };
+}
+
+/** Why `output` names no day (`date`: the trace's impossibleDate), in the page's language. */
+function impossibleDateText(output, { year, month, day, daysInMonth }) {
+  let reason;
+  if (!daysInMonth) reason = t('tokens.impossibleDateNoMonth', { month: String(month).padStart(2, '0') });
+  else if (!day) reason = t('tokens.impossibleDateNoDay');
+  else reason = t('tokens.impossibleDatePastEnd', { month: monthOfYear(year, month), days: daysInMonth, day });
+  return t('tokens.impossibleDate', { date: output, reason });
+}
+
+/** "February 2019" / "2019年2月". */
+function monthOfYear(year, month) {
+  const first = new Date(Date.UTC(2000, month - 1, 1));
+  first.setUTCFullYear(year);
+  return new Intl.DateTimeFormat(language(), { year: 'numeric', month: 'long', timeZone: 'UTC' }).format(first);
 }

@@ -13,7 +13,8 @@
 // Notes to the page are { key, params } of www/ui/i18n/*.json.
 import * as wire from '../shared/wire.js';
 import { moduleListed } from './cache.js';
-import { errorText, post, send } from './messages.js';
+import { watchGpuDevices } from './gpu.js';
+import { beat, errorText, post, send } from './messages.js';
 import { createSession } from './model.js';
 import { chooseBackend, facts } from './modules.js';
 import { enqueue } from './queue.js';
@@ -110,11 +111,13 @@ export async function catchUp() {
 }
 
 /** A WebGPU device was lost (`info`: its GPUDeviceLostInfo): the CPU takes over the sentence. */
-export function onDeviceLost(info) {
+function onDeviceLost(info) {
   if (backends.gpuState !== 'ready') return;
   switchToCpuNow(`device lost: ${info?.reason || 'unknown'}${info?.message ? ` — ${info.message}` : ''}`);
   enqueue(() => catchUp().catch((error) => announce({ key: 'backend.takeoverFailed', params: { error: errorText(error) } })));
 }
+
+watchGpuDevices(onDeviceLost);
 
 function startGpu(text) {
   backends.gpuState = 'warming';
@@ -148,8 +151,10 @@ async function warmUpGpu(text, ticket) {
       return;
     }
     session = await createSession('webgpu');
+    beat();
     // Compile the shaders on a real sentence before this backend answers anyone.
     await session.translate(text || 'Hello.');
+    beat();
   } catch (error) {
     free(session);
     if (ticket !== backends.warmup) return;

@@ -1,7 +1,6 @@
 // The worker's requests, by type: what each does with the model and the sessions, and what it
 // answers. A second CPU session serves the page's comparison view.
 import * as wire from '../shared/wire.js';
-import { hookHandlers } from '../testing/worker-hooks.js';
 import {
   backendName,
   cpuSession,
@@ -14,11 +13,20 @@ import {
   start,
   withSession,
 } from './backends.js';
-import { errorText, progress } from './messages.js';
+import { beat, errorText, progress } from './messages.js';
 import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } from './model.js';
-import { facts, loadCpuModule, memoryBytes } from './modules.js';
+import { facts, loadCpuModule } from './modules.js';
 import { dropRecording, refuseOnRecording, useRecording } from './recording.js';
 import { apply, configure, currentText, forgetSentence, logOp, sentence } from './sentence.js';
+
+/**
+ * The requests that are one call into the model whose length grows with the model, the sentence
+ * or the beam (a pass per head, per source token, per beam step), with no point inside where the
+ * worker could say it is alive: on opus-mt-tc-big's shape (2 cores, CPU module), importance took
+ * 174 s and a beam of 8 took 35–50 s as one synchronous stretch. The page allows them a longer
+ * silence (www/app/liveness.js LONG_SILENT_MS).
+ */
+export const SWEEPS = new Set(['importance', 'beam', 'attribution', 'ablate']);
 
 // A second CPU session for the comparison view, made on first use, and the heads it decodes
 // without ('' = every head on; Session.setAblation).
@@ -110,7 +118,8 @@ async function init(args) {
 
 /**
  * `run()`, timed as a user-timing measure named `name` in the worker's performance timeline
- * (benches/first-heatmap.mjs reads them: what the first heatmap after a load is made of).
+ * (benches/first-heatmap.mjs reads them: what the first heatmap after a load is made of). Each
+ * phase may be one long synchronous chunk: the worker says it is alive after each.
  */
 async function phase(name, run) {
   const start = performance.now();
@@ -118,6 +127,7 @@ async function phase(name, run) {
     return await run();
   } finally {
     performance.measure(name, { start, end: performance.now() });
+    beat();
   }
 }
 
@@ -227,5 +237,4 @@ export const handlers = {
     return null;
   },
   batch: (args) => withSession(async (session) => wire.paddedBatch(await session.paddedBatch(args.texts))),
-  ...hookHandlers({ stats: () => ({ ...memoryBytes(), backend: backendName() }) }),
 };

@@ -134,22 +134,21 @@ export const HEADS_FILE = 'heads.json';
 /** The roles a head can play (src/study/roles.rs), the only ones kept: the page has words for these. */
 export const ROLES = ['previous', 'same', 'next', 'sink', 'broad', 'alignment'];
 
-const KINDS = ['encoderSelf', 'decoderSelf', 'cross'];
 const finite = (value) => typeof value === 'number' && Number.isFinite(value);
 const natural = (value) => Number.isInteger(value) && value >= 0;
 
 /**
  * heads.json's text, kept to its known shape: { sentences, heads: [{ kind, layer, head,
  * importance, hurtShare, roles, scores: [{ role, score, threshold, rows }] }] }, a head without its
- * kind, layer and head left out, roles and scores only of ROLES. Null when it is not such a file:
- * the model works without it, showing no roles.
+ * kind (one of `kinds`, the module's attentionKinds()), layer and head left out, roles and scores
+ * only of ROLES. Null when it is not such a file: the model works without it, showing no roles.
  */
-export function parseHeads(text) {
+export function parseHeads(text, kinds) {
   try {
     const raw = JSON.parse(text);
     if (!Array.isArray(raw?.heads)) return null;
     const heads = raw.heads
-      .filter((h) => KINDS.includes(h?.kind) && natural(h.layer) && natural(h.head))
+      .filter((h) => kinds.includes(h?.kind) && natural(h.layer) && natural(h.head))
       .map((h) => ({
         kind: h.kind,
         layer: h.layer,
@@ -167,12 +166,12 @@ export function parseHeads(text) {
   }
 }
 
-/** A folder's heads.json among `entries` (parseHeads), or null when it has none. */
-export async function readHeads(entries) {
+/** A folder's heads.json among `entries` (parseHeads of `kinds`), or null when it has none. */
+export async function readHeads(entries, kinds) {
   const entry = entries.find((e) => e.file.name === HEADS_FILE);
   if (!entry || entry.file.size > 4 * 1024 * 1024) return null;
   try {
-    return parseHeads(await entry.file.text());
+    return parseHeads(await entry.file.text(), kinds);
   } catch {
     return null;
   }

@@ -7,7 +7,7 @@ import { cachedFile } from './cache.js';
 import { importHuggingFace, isHuggingFaceFolder } from './hugging-face.js';
 import { progress } from './messages.js';
 import { HEADS_FILE, parseHeads, pickModelFiles, readAbout, readHeads, readModelFiles } from './model-folder.js';
-import { checkModelSize, modelFileNames, sessionClass, WeightsFile } from './modules.js';
+import { attentionKinds, checkModelSize, modelFileNames, sessionClass, WeightsFile } from './modules.js';
 import { configure } from './sentence.js';
 import { loadTimeline } from './training.js';
 
@@ -27,7 +27,7 @@ export async function loadModel(entry) {
   if (entry.local) {
     model.files = await readLocalModel();
     model.about = await readAbout(entry.sources);
-    model.heads = await readHeads(entry.sources);
+    model.heads = await readHeads(entry.sources, attentionKinds());
   } else {
     [model.files, model.heads] = await Promise.all([downloadModel(), downloadHeads()]);
     model.about = null;
@@ -39,7 +39,7 @@ async function downloadHeads() {
   if (!model.entry.files?.[HEADS_FILE]) return null;
   try {
     // Silent: a small file, read beside the weights.
-    return parseHeads(new TextDecoder().decode(await modelFile(HEADS_FILE, () => {})));
+    return parseHeads(new TextDecoder().decode(await modelFile(HEADS_FILE, () => {})), attentionKinds());
   } catch {
     return null;
   }

@@ -2,11 +2,13 @@
 // first) and pkg/webgpu (adds burn-wgpu, imported only when WebGPU will be used). Also what the
 // module says both threads must agree on (`facts`), read once it has loaded.
 import initCpu, {
+  attentionKinds,
   backends,
   Session as CpuSession,
   checkMarianSize,
   checkModelSize,
   chooseBackend,
+  decodings,
   defaultFocus,
   importMarian,
   marianFileNames,
@@ -17,7 +19,7 @@ import initCpu, {
 import { moduleBytes, moduleSource } from './cache.js';
 import { progress } from './messages.js';
 
-export { checkMarianSize, checkModelSize, chooseBackend, importMarian, marianFileNames, modelFileNames, WeightsFile };
+export { attentionKinds, checkMarianSize, checkModelSize, chooseBackend, importMarian, marianFileNames, modelFileNames, WeightsFile };
 
 const loaded = {
   cpu: null, // the CPU module's exports (its memory), once loaded
@@ -52,15 +54,22 @@ export async function sessionClass(backend) {
 }
 
 /**
- * What the page must agree on with the module (the CPU module loaded first):
- * { maxBeamWidth, defaultFocus: { kind, layer, head }, backends: the preferences chooseBackend takes }.
+ * What the page must agree on with the module (the CPU module loaded first): { kinds: the
+ * attention kinds, decodings: the ways to decode (the first is the default), maxBeamWidth,
+ * defaultFocus: { kind, layer, head }, backends: the preferences chooseBackend takes }.
  */
 export async function facts() {
   await loadCpuModule();
-  return { maxBeamWidth: maxBeamWidth(), defaultFocus: defaultFocus(), backends: backends() };
+  return {
+    kinds: attentionKinds(),
+    decodings: decodings(),
+    maxBeamWidth: maxBeamWidth(),
+    defaultFocus: defaultFocus(),
+    backends: backends(),
+  };
 }
 
-/** The modules' memory, in bytes (for the tests' and the benchmark's stats). */
+/** The modules' memory, in bytes (the tests' and the benchmark's `stats`, www/testing/worker-hooks.js). */
 export function memoryBytes() {
   return {
     wasmBytes: loaded.cpu ? loaded.cpu.memory.buffer.byteLength : 0,

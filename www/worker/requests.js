@@ -2,14 +2,13 @@
 // after starting the CPU module's load): each is answered in order (www/worker/queue.js) by the
 // handler of its type (www/worker/handlers.js); what the envelope and a trap are is said in
 // worker.js.
-import { trapIfArmed, watchGpuDevices } from '../testing/worker-hooks.js';
-import { catchUp, hasModel, onDeviceLost } from './backends.js';
-import { handlers } from './handlers.js';
-import { errorText, post, problemOf, send } from './messages.js';
+import { catchUp, hasModel } from './backends.js';
+import { handlers, SWEEPS } from './handlers.js';
+import { beat, errorText, post, problemOf, send } from './messages.js';
 import { enqueue, isStale, noteGeneration } from './queue.js';
 
-/** Requests answered before a model is loaded (the test hooks' traps are armed before `init`). */
-const WITHOUT_MODEL = new Set(['facts', 'init', 'test:trap', 'test:throwUncaught']);
+/** Requests answered before a model is loaded. */
+const WITHOUT_MODEL = new Set(['facts', 'init']);
 
 /** What a trap's message says, where the error is not a WebAssembly.RuntimeError of its own. */
 const TRAP_MESSAGE =
@@ -26,17 +25,18 @@ function trapOf(error) {
   return trapped ? `${error.name}: ${error.message}` : null;
 }
 
-watchGpuDevices(onDeviceLost);
-
-/** Answer one request; queued requests first let the CPU catch up with a lost WebGPU session. */
-async function handle({ id, type, args }, queued) {
-  const handler = handlers[type];
+/**
+ * Answer `request` with `handler`. A queued request (every request of the page's) needs a model
+ * unless it is in WITHOUT_MODEL, and first lets the CPU catch up with a lost WebGPU session; one
+ * that is not queued is answered as it comes.
+ */
+export async function answer({ id, type, args }, handler, { queued = true } = {}) {
   try {
     if (stoppedBy) throw new Error(`the wasm instance stopped earlier (${stoppedBy})`);
     if (!handler) throw new Error(`unknown request ${type}`);
-    if (!WITHOUT_MODEL.has(type) && !hasModel()) throw new Error('the model is not loaded');
+    if (queued && !WITHOUT_MODEL.has(type) && !hasModel()) throw new Error('the model is not loaded');
     if (queued) await catchUp();
-    trapIfArmed(type);
+    beat(SWEEPS.has(type));
     send({ id, ok: true, result: await handler(args) });
   } catch (error) {
     stoppedBy ??= trapOf(error);
@@ -48,17 +48,12 @@ async function handle({ id, type, args }, queued) {
 export function receive(event) {
   const request = event.data;
   const { gen } = request.args;
-  // Test hooks stand for events from outside (a lost GPU): they do not wait in the queue.
-  if (request.type.startsWith('test:')) {
-    handle(request, false);
-    return;
-  }
   noteGeneration(gen);
   enqueue(async () => {
     if (isStale(gen)) {
       post({ id: request.id, ok: true, result: { stale: true } });
       return;
     }
-    await handle(request, true);
+    await answer(request, Object.hasOwn(handlers, request.type) ? handlers[request.type] : null);
   });
 }
