@@ -4,19 +4,24 @@
 //! `model` (burn modules, config, masks, positional tables) ← `files` (validated model-folder
 //! I/O) ← `session` (step-by-step decoding, sampling, beam search) ← `wasm` (the browser
 //! boundary) and `cli`. `trace` holds the output types the session fills and the page draws;
-//! it uses only `model` (the masks) and `flat` (vectors as they cross to the page). `text`
-//! (tokenizers) is used by `files` and `session`. The model knows nothing of the trace or of
+//! it uses only `model` (the masks), `flat` (vectors as they cross to the page) and
+//! `text::calendar` (an output date that does not exist). `text` (tokenizers, the calendar) is
+//! used by `files`, `session` and `trace`. The model knows nothing of the trace or of
 //! wasm. `import` (Hugging Face Marian checkpoints) reads a folder's files from disk for the CLI
 //! or from memory for the page's worker.
 //!
 //! Native-only tools live in folders of their own, gated once here: `train` (the loop, recipes,
 //! evaluation, data), `study` (which heads matter, over held-out sentences) and `cli`.
+//! `playground` (a toy model trained from scratch) is shared: native, and in the wasm module
+//! built with the `train` feature (autodiff and optim), which the page loads only for it.
 
 pub mod error;
 pub mod files;
 pub mod flat;
 pub mod import;
 pub mod model;
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
+pub mod playground;
 pub mod session;
 pub mod text;
 pub mod trace;

@@ -8,6 +8,7 @@ mod decoding;
 mod heads;
 mod inspect;
 mod models;
+mod playground;
 mod show;
 mod timeline;
 mod train;
@@ -40,7 +41,7 @@ enum Command {
     /// the text, and the mean entropy of cross-attention per layer.
     Timeline(timeline::TimelineArgs),
     /// Follow one token through one layer: every vector (q, k, v, q·k, weights, Σαv, W_O,
-    /// residual, LayerNorm, feed-forward, logits). See README, "Journey JSON".
+    /// residual, LayerNorm, feed-forward, logits). See docs/json.md, "Journey JSON".
     Inspect(inspect::InspectArgs),
     /// Print the model's positional-encoding table and its PE(t)·PE(t+Δ) curves as JSON.
     Positional(show::PositionalArgs),
@@ -55,6 +56,9 @@ enum Command {
     /// Which heads matter: each head's mean importance and roles over held-out sentences, and
     /// with --prune the held-out score as heads are switched off.
     Heads(heads::HeadsArgs),
+    /// Train a toy model from scratch with the paper's design choices as switches (the page's
+    /// playground), or run one of its four experiments, and print the curve.
+    Playground(playground::PlaygroundArgs),
 }
 
 /// Run one command.
@@ -70,6 +74,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Random(args) => models::random(&args),
         Command::Eval(args) => train::eval(args),
         Command::Heads(args) => heads::run(&args),
+        Command::Playground(args) => playground::playground(&args),
     }
 }
 

@@ -4,7 +4,7 @@
 use burn::tensor::Device;
 
 use crate::error::{Error, Result};
-use crate::files::weights::load_model;
+use crate::files::weights::{load_model, positional_table};
 use crate::model::config::ModelConfig;
 use crate::model::positional::PositionalTable;
 use crate::model::Transformer;
@@ -102,7 +102,7 @@ impl LoadedModel {
                 )));
             }
         }
-        let positional = PositionalTable::new(&config);
+        let positional = positional_table(&config, files.weights)?;
         let model = load_model(&config, &positional, files.weights, device)?;
         Ok(Self {
             config,

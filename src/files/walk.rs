@@ -8,7 +8,9 @@ use burn::tensor::{Device, Tensor, TensorData};
 use super::weights::HostTensor;
 use crate::error::{Error, Result};
 use crate::model::config::ModelConfig;
-use crate::model::{DecoderLayer, EncoderLayer, FeedForward, MultiHeadAttention, Transformer};
+use crate::model::{
+    DecoderLayer, EncoderLayer, FeedForward, MultiHeadAttention, PositionalEncoding, Transformer,
+};
 
 /// One parameter of the model as the file sees it.
 pub enum Slot<'a> {
@@ -140,6 +142,14 @@ pub fn walk(
         m.as_deref_mut()
             .map(|m| Slot::Matrix(&mut m.tgt_embed.weight)),
     )?;
+    if config.positional_encoding == PositionalEncoding::Learned {
+        let table = m.as_deref_mut().and_then(|m| m.learned_positions.as_mut());
+        f(
+            "positional.weight".into(),
+            vec![config.max_len, d],
+            table.map(Slot::Matrix),
+        )?;
+    }
     for i in 0..config.n_encoder_layers {
         let layer = m.as_deref_mut().and_then(|m| m.encoder_layers.get_mut(i));
         LayerParts::encoder(layer).walk(config, &format!("encoder.layers.{i}"), f)?;
@@ -148,7 +158,7 @@ pub fn walk(
         let layer = m.as_deref_mut().and_then(|m| m.decoder_layers.get_mut(i));
         LayerParts::decoder(layer).walk(config, &format!("decoder.layers.{i}"), f)?;
     }
-    if config.norm_first {
+    if config.norm_first && config.layer_norm {
         let norm = m.as_deref_mut().and_then(|m| m.encoder_norm.as_mut());
         layer_norm(config, "encoder.norm", norm, f)?;
         let norm = m.as_deref_mut().and_then(|m| m.decoder_norm.as_mut());
@@ -177,7 +187,7 @@ impl<'m> LayerParts<'m> {
             Some(l) => Self {
                 attentions: vec![("self_attn", Some(&mut l.self_attn))],
                 ffn: Some(&mut l.ffn),
-                norms: vec![Some(&mut l.residual_1.norm), Some(&mut l.residual_2.norm)],
+                norms: vec![l.residual_1.norm.as_mut(), l.residual_2.norm.as_mut()],
             },
             None => Self {
                 attentions: vec![("self_attn", None)],
@@ -196,9 +206,9 @@ impl<'m> LayerParts<'m> {
                 ],
                 ffn: Some(&mut l.ffn),
                 norms: vec![
-                    Some(&mut l.residual_1.norm),
-                    Some(&mut l.residual_2.norm),
-                    Some(&mut l.residual_3.norm),
+                    l.residual_1.norm.as_mut(),
+                    l.residual_2.norm.as_mut(),
+                    l.residual_3.norm.as_mut(),
                 ],
             },
             None => Self {
@@ -209,7 +219,8 @@ impl<'m> LayerParts<'m> {
         }
     }
 
-    /// `{prefix}.{self_attn,cross_attn}.*`, `{prefix}.ffn.*`, `{prefix}.norm_{1,2,3}.*`.
+    /// `{prefix}.{self_attn,cross_attn}.*`, `{prefix}.ffn.*`, `{prefix}.norm_{1,2,3}.*` (the
+    /// norms only with `layer_norm`).
     fn walk(self, config: &ModelConfig, prefix: &str, f: &mut Visit<'_>) -> Result<()> {
         let d = config.d_model;
         // Decoder layers have three norms, encoder layers two.
@@ -260,6 +271,9 @@ impl<'m> LayerParts<'m> {
             Parts::BOTH,
             f,
         )?;
+        if !config.layer_norm {
+            return Ok(());
+        }
         for (n, norm) in self.norms.into_iter().enumerate() {
             layer_norm(config, &format!("{prefix}.norm_{}", n + 1), norm, f)?;
         }

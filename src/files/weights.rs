@@ -4,10 +4,11 @@
 //! |---|---|
 //! | `src_embed.weight` | `[src_vocab, d_model]` |
 //! | `tgt_embed.weight` | `[tgt_vocab, d_model]` |
+//! | `positional.weight` (a learned positional table only) | `[max_len, d_model]` |
 //! | `{encoder,decoder}.layers.{i}.{self_attn,cross_attn}.{w_q,w_k,w_v,w_o}.weight` | `[d_model, d_model]` (out, in) |
 //! | `{encoder,decoder}.layers.{i}.ffn.linear_1.{weight,bias}` | `[d_ff, d_model]`, `[d_ff]` |
 //! | `{encoder,decoder}.layers.{i}.ffn.linear_2.{weight,bias}` | `[d_model, d_ff]`, `[d_model]` |
-//! | `{encoder,decoder}.layers.{i}.norm_{1,2,3}.{weight,bias}` | `[d_model]` |
+//! | `{encoder,decoder}.layers.{i}.norm_{1,2,3}.{weight,bias}` (with LayerNorm) | `[d_model]` |
 //! | `{encoder,decoder}.norm.{weight,bias}` (pre-norm only) | `[d_model]` |
 //! | `projection.{weight,bias}` | `[tgt_vocab, d_model]`, `[tgt_vocab]` |
 //!
@@ -27,7 +28,7 @@ use safetensors::{Dtype, SafeTensors};
 use super::walk::{replace, transpose, walk};
 use crate::error::{Error, Result};
 use crate::model::config::ModelConfig;
-use crate::model::positional::PositionalTable;
+use crate::model::positional::{PositionalEncoding, PositionalTable};
 use crate::model::Transformer;
 
 /// A tensor held on the host, in PyTorch layout.
@@ -121,6 +122,22 @@ pub fn read_weights(config: &ModelConfig, bytes: &[u8]) -> Result<BTreeMap<Strin
         });
     }
     Ok(tensors)
+}
+
+/// The positional table of a model folder's model: the one its config implies, or, for a
+/// learned table, the weights file's `positional.weight` (what the page draws and the model
+/// adds).
+pub fn positional_table(config: &ModelConfig, bytes: &[u8]) -> Result<PositionalTable> {
+    let mut table = PositionalTable::new(config);
+    if config.positional_encoding == PositionalEncoding::Learned {
+        let name = "positional.weight";
+        let mut tensors = read_weights(config, bytes)?;
+        table.values = tensors
+            .remove(name)
+            .ok_or_else(|| Error::MissingTensor(name.into()))?
+            .data;
+    }
+    Ok(table)
 }
 
 /// Load a validated model onto `device`.

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::files::folder::ModelFolder;
 use crate::model::config::{Activation, ModelConfig, PositionalLayout, TokenizerRules};
 use crate::model::generation::Generation;
+use crate::model::positional::PositionalEncoding;
 use crate::text::spm::SentencePieceModel;
 
 /// The HF config's fields, with `MarianConfig`'s defaults where it has them.
@@ -246,6 +247,10 @@ fn config(
         activation,
         tie_output: hf.flag("tie_word_embeddings", true),
         positional_layout: PositionalLayout::Split,
+        positional_encoding: PositionalEncoding::Sinusoidal,
+        scaled_attention: true,
+        causal_decoder: true,
+        layer_norm: true,
         n_decoder_heads: (decoder_heads != encoder_heads).then_some(decoder_heads),
         d_ff_decoder: (decoder_ff != encoder_ff).then_some(decoder_ff),
         tokenizer_rules: TokenizerRules::Marian,

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::generation::Generation;
+use super::positional::PositionalEncoding;
 use crate::error::{Error, Result};
 
 /// Largest accepted `d_model`, `d_ff`, `max_len`: bounds what a hostile config can make us allocate.
@@ -37,7 +38,7 @@ pub struct ModelConfig {
     /// Longest sequence, source or target, including special tokens: rows of the PE table.
     pub max_len: usize,
     /// `true`: pre-norm, `x + sublayer(norm(x))` with a final norm per stack.
-    /// `false`: post-norm, `norm(x + sublayer(x))` as in the paper.
+    /// `false`: post-norm, `norm(x + sublayer(x))` as in the paper. See also `layer_norm`.
     pub norm_first: bool,
     /// Source vocabulary size (rows of `src_embed.weight`).
     pub src_vocab_size: usize,
@@ -90,6 +91,20 @@ pub struct ModelConfig {
     /// How the sinusoidal table lays out its sines and cosines.
     #[serde(default)]
     pub positional_layout: PositionalLayout,
+    /// Where positions come from: the sinusoidal table, a learned one, or nothing.
+    #[serde(default, skip_serializing_if = "PositionalEncoding::is_sinusoidal")]
+    pub positional_encoding: PositionalEncoding,
+    /// Divide attention scores by √d_k (the paper does; off only to watch softmax saturate).
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub scaled_attention: bool,
+    /// Hide later target positions from the decoder's self-attention (off only to watch a
+    /// decoder that reads the answer in training fail when it must write it).
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub causal_decoder: bool,
+    /// LayerNorm in every residual connection, placed as `norm_first` says. `false`: none at
+    /// all (`x + sublayer(x)`, no final norms), and `norm_first` must be `false`.
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub layer_norm: bool,
     /// Heads of the decoder's self- and cross-attention, where they differ from the encoder's
     /// `n_heads` (Marian keeps the two counts apart). Absent: `n_heads`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,6 +174,9 @@ fn default_layer_norm_eps() -> f64 {
 }
 fn default_true() -> bool {
     true
+}
+fn is_true(value: &bool) -> bool {
+    *value
 }
 fn default_dropout() -> f64 {
     0.1

@@ -32,7 +32,9 @@ impl EncoderLayer {
     /// A randomly initialised layer.
     pub fn new(config: &ModelConfig, device: &Device) -> Self {
         Self {
-            self_attn: AttentionConfig::from_model(config, config.encoder_heads()).init(device),
+            self_attn: AttentionConfig::from_model(config, config.encoder_heads())
+                .with_scaled(config.scaled_attention)
+                .init(device),
             ffn: FeedForwardConfig::from_model(config, config.encoder_d_ff()).init(device),
             residual_1: ResidualConfig::from_model(config).init(device),
             residual_2: ResidualConfig::from_model(config).init(device),
@@ -107,7 +109,7 @@ pub struct DecoderLayerAttention {
 
 /// What a decoder layer reads, built like burn's `MhaInput`:
 /// `DecoderInput::new(x, memory).cross_mask(p).cache(slot)`. The self-attention is causal by
-/// its config, over a whole prefix or over the cache and the new positions.
+/// its config (`causal_decoder`), over a whole prefix or over the cache and the new positions.
 ///
 /// # Shapes
 /// `x: [batch, tgt_len, d_model]`; `memory`: the encoder output projected into this layer's
@@ -165,9 +167,12 @@ impl DecoderLayer {
     pub fn new(config: &ModelConfig, device: &Device) -> Self {
         Self {
             self_attn: AttentionConfig::from_model(config, config.decoder_heads())
-                .with_causal(true)
+                .with_scaled(config.scaled_attention)
+                .with_causal(config.causal_decoder)
                 .init(device),
-            cross_attn: AttentionConfig::from_model(config, config.decoder_heads()).init(device),
+            cross_attn: AttentionConfig::from_model(config, config.decoder_heads())
+                .with_scaled(config.scaled_attention)
+                .init(device),
             ffn: FeedForwardConfig::from_model(config, config.decoder_d_ff()).init(device),
             residual_1: ResidualConfig::from_model(config).init(device),
             residual_2: ResidualConfig::from_model(config).init(device),

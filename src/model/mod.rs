@@ -25,9 +25,10 @@ pub use attention::{
     Probe,
 };
 pub use layers::{DecoderInput, DecoderLayer, DecoderLayerAttention, EncoderLayer};
-pub use sublayers::{FeedForward, FeedForwardConfig, Residual, ResidualConfig};
+pub use positional::PositionalEncoding;
+pub use sublayers::{FeedForward, FeedForwardConfig, Normalisation, Residual, ResidualConfig};
 
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::{
     Dropout, DropoutConfig, Embedding, EmbeddingConfig, Initializer, LayerNorm, LayerNormConfig,
     Linear, LinearConfig,
@@ -55,8 +56,15 @@ pub struct Transformer {
     pub decoder_norm: Option<LayerNorm>,
     /// Output projection to target-vocabulary logits.
     pub projection: Linear,
-    /// The sinusoidal table, `[max_len, d_model]`: a constant, not a parameter.
+    /// The positional table the model was built with, `[max_len, d_model]`: a constant, not a
+    /// parameter. The sinusoidal table; zeros for a model without positions; for a learned
+    /// table, its values when the model was loaded (the model adds `learned_positions`).
     pub positional_encoding: Tensor<2>,
+    /// The learned positional table, `[max_len, d_model]` (`positional.weight`), when the
+    /// config's `positional_encoding` is `learned`.
+    pub learned_positions: Option<Param<Tensor<2>>>,
+    #[module(skip)]
+    positional: PositionalEncoding,
     dropout: Dropout,
     d_model: usize,
     embed_scale: bool,
@@ -108,7 +116,7 @@ impl Transformer {
                 .init(device)
         };
         let norm = || {
-            config.norm_first.then(|| {
+            (config.norm_first && config.layer_norm).then(|| {
                 LayerNormConfig::new(config.d_model)
                     .with_epsilon(config.layer_norm_eps)
                     .init(device)
@@ -135,6 +143,16 @@ impl Transformer {
                 ),
                 device,
             ),
+            learned_positions: (config.positional_encoding == PositionalEncoding::Learned).then(
+                || {
+                    Initializer::Normal {
+                        mean: 0.0,
+                        std: LEARNED_POSITIONS_STD,
+                    }
+                    .init([config.max_len, config.d_model], device)
+                },
+            ),
+            positional: config.positional_encoding,
             dropout: DropoutConfig::new(config.dropout).init(),
             d_model: config.d_model,
             embed_scale: config.embed_scale,
@@ -147,7 +165,7 @@ impl Transformer {
     /// a `tie_output` model) or from `projection.weight`.
     pub fn tied_in_graph(mut self, tie: bool) -> Self {
         self.tied_in_graph = tie;
-        // Unused while tied. Tracked, it was an orphan autodiff root each step (README: 0.7 s).
+        // Unused while tied. Tracked, it was an orphan autodiff root each step (docs/models.md: 0.7 s).
         if tie {
             self.projection.weight = self.projection.weight.set_require_grad(false);
         }
@@ -177,6 +195,20 @@ impl Transformer {
         }
     }
 
+    /// The rows `start..start + len` of the positional table the model adds (sinusoidal or
+    /// learned), `None` for a model without positions.
+    ///
+    /// # Shapes
+    /// `[len, d_model]`.
+    pub fn positions(&self, start: usize, len: usize) -> Option<Tensor<2>> {
+        let table = match self.positional {
+            PositionalEncoding::Sinusoidal => self.positional_encoding.clone(),
+            PositionalEncoding::Learned => self.learned_positions.as_ref()?.val(),
+            PositionalEncoding::None => return None,
+        };
+        Some(table.narrow(0, start, len))
+    }
+
     /// The token embedding plus the positional encoding from `start`.
     ///
     /// # Shapes
@@ -184,12 +216,11 @@ impl Transformer {
     fn embed(&self, embedding: &Embedding, ids: Tensor<2, Int>, start: usize) -> Tensor<3> {
         let [_, len] = ids.dims();
         let x = self.token_embedding(embedding, ids); // [batch, len, d_model]
-        let pe = self
-            .positional_encoding
-            .clone()
-            .narrow(0, start, len)
-            .unsqueeze_dim::<3>(0); // [1, len, d_model]
-        dropout::apply(&self.dropout, x + pe)
+        let x = match self.positions(start, len) {
+            Some(pe) => x + pe.unsqueeze_dim::<3>(0), // + [1, len, d_model]
+            None => x,
+        };
+        dropout::apply(&self.dropout, x)
     }
 
     /// `[batch, 1, 1, len]`, true where `ids` is `<pad>`.
@@ -268,6 +299,11 @@ impl Transformer {
         last_of(attention, layer + 1)
     }
 }
+
+/// The spread of a fresh learned positional table: about a fifth of a scaled token
+/// embedding's (1 per dimension), so that position starts as a hint, not as noise over the
+/// tokens.
+const LEARNED_POSITIONS_STD: f64 = 0.2;
 
 /// The last of `attention` when exactly `layers` layers ran (`None` when the stack is shorter).
 fn last_of<T>(mut attention: Vec<T>, layers: usize) -> Option<T> {

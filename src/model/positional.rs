@@ -5,11 +5,37 @@
 //! ([`PositionalLayout::Split`]).
 //! Low dimensions turn fast, high dimensions slowly; and since
 //! sin(a)sin(b) + cos(a)cos(b) = cos(a − b), the dot product PE(t)·PE(t+Δ) depends on Δ alone.
+//!
+//! A model may instead learn its table (a `[max_len, d_model]` parameter, as BERT and GPT do),
+//! or have none: attention alone cannot tell the order of its keys
+//! ([`PositionalEncoding`], the config's `positional_encoding`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::config::{ModelConfig, PositionalLayout};
 use crate::flat::Floats;
+
+/// Where a model's tokens get their position from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PositionalEncoding {
+    /// The paper's fixed sines and cosines, added to the embeddings.
+    #[default]
+    Sinusoidal,
+    /// A trained `[max_len, d_model]` table (`positional.weight` in the weights file), added
+    /// to the embeddings.
+    Learned,
+    /// Nothing: the encoder sees a bag of tokens, and only the decoder's causal mask says
+    /// anything about order.
+    None,
+}
+
+impl PositionalEncoding {
+    /// Whether this is the default (config.json then leaves the field out).
+    pub fn is_sinusoidal(&self) -> bool {
+        *self == Self::Sinusoidal
+    }
+}
 
 /// A model's positional-encoding table, computed once when the model is built or loaded; the
 /// model adds it to the embeddings and the page draws it.
@@ -46,16 +72,20 @@ pub struct PositionalView {
 const CURVE_STARTS: [usize; 4] = [0, 5, 10, 20];
 
 impl PositionalTable {
-    /// The sinusoidal table for `config`'s `max_len` and `d_model`.
+    /// The table `config` implies before any weights are read: the sinusoidal one, or zeros
+    /// where the model learns its table (the weights file has its values) or has none.
     pub fn new(config: &ModelConfig) -> Self {
-        Self {
-            rows: config.max_len,
-            cols: config.d_model,
-            values: match config.positional_layout {
-                PositionalLayout::Interleaved => sinusoidal_table(config.max_len, config.d_model),
-                PositionalLayout::Split => split_sinusoidal_table(config.max_len, config.d_model),
-            },
-        }
+        let (rows, cols) = (config.max_len, config.d_model);
+        let values = match (config.positional_encoding, config.positional_layout) {
+            (PositionalEncoding::Sinusoidal, PositionalLayout::Interleaved) => {
+                sinusoidal_table(rows, cols)
+            }
+            (PositionalEncoding::Sinusoidal, PositionalLayout::Split) => {
+                split_sinusoidal_table(rows, cols)
+            }
+            (PositionalEncoding::Learned | PositionalEncoding::None, _) => vec![0.0; rows * cols],
+        };
+        Self { rows, cols, values }
     }
 
     /// The table and its dot-product curves, for the page.

@@ -3,6 +3,7 @@
 
 use super::config::{Activation, ModelConfig, PositionalLayout, SpecialIds, TokenizerRules};
 use super::generation::Generation;
+use super::positional::PositionalEncoding;
 
 impl ModelConfig {
     /// The `en-zh` model: English subwords in, Chinese characters out, pre-norm.
@@ -34,6 +35,10 @@ impl ModelConfig {
             activation: Activation::Relu,
             tie_output: false,
             positional_layout: PositionalLayout::Interleaved,
+            positional_encoding: PositionalEncoding::Sinusoidal,
+            scaled_attention: true,
+            causal_decoder: true,
+            layer_norm: true,
             n_decoder_heads: None,
             d_ff_decoder: None,
             tokenizer_rules: TokenizerRules::Plain,

@@ -8,6 +8,7 @@ use burn::nn::{
 };
 use burn::tensor::activation::{gelu, relu, silu};
 use burn::tensor::{Device, Tensor};
+use serde::{Deserialize, Serialize};
 
 use super::config::{Activation, ModelConfig};
 use super::dropout;
@@ -116,11 +117,42 @@ impl FeedForward {
 // Add & Norm
 // ---------------------------------------------------------------------------------------------
 
-/// One residual connection around a sublayer, with its LayerNorm in either placement.
+/// Where the LayerNorms go: the three choices the config's `norm_first` and `layer_norm` make.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Normalisation {
+    /// `x + f(norm(x))`, and a final norm after each stack.
+    Pre,
+    /// `norm(x + f(x))`, as in the paper.
+    #[default]
+    Post,
+    /// `x + f(x)`: no LayerNorm anywhere.
+    None,
+}
+
+impl ModelConfig {
+    /// Where the LayerNorms go.
+    pub fn normalisation(&self) -> Normalisation {
+        match (self.layer_norm, self.norm_first) {
+            (false, _) => Normalisation::None,
+            (true, true) => Normalisation::Pre,
+            (true, false) => Normalisation::Post,
+        }
+    }
+
+    /// Put the LayerNorms where `normalisation` says.
+    pub fn set_normalisation(&mut self, normalisation: Normalisation) {
+        self.layer_norm = normalisation != Normalisation::None;
+        self.norm_first = normalisation == Normalisation::Pre;
+    }
+}
+
+/// One residual connection around a sublayer, with its LayerNorm in either placement, or none.
 #[derive(Module, Debug)]
 pub struct Residual {
-    /// The LayerNorm (`weight`/`bias` in PyTorch's names, `gamma`/`beta` in burn's).
-    pub norm: LayerNorm,
+    /// The LayerNorm (`weight`/`bias` in PyTorch's names, `gamma`/`beta` in burn's); `None`
+    /// in a model without LayerNorm.
+    pub norm: Option<LayerNorm>,
     dropout: Dropout,
     norm_first: bool,
 }
@@ -139,6 +171,9 @@ pub struct ResidualConfig {
     /// Pre-norm (`x + f(norm(x))`) instead of the paper's post-norm (`norm(x + f(x))`).
     #[config(default = false)]
     pub norm_first: bool,
+    /// Whether there is a LayerNorm at all (`false`: `x + f(x)`).
+    #[config(default = true)]
+    pub layer_norm: bool,
 }
 
 impl ResidualConfig {
@@ -148,14 +183,17 @@ impl ResidualConfig {
             .with_layer_norm_eps(config.layer_norm_eps)
             .with_dropout(config.dropout)
             .with_norm_first(config.norm_first)
+            .with_layer_norm(config.layer_norm)
     }
 
     /// A fresh residual connection.
     pub fn init(&self, device: &Device) -> Residual {
         Residual {
-            norm: LayerNormConfig::new(self.d_model)
-                .with_epsilon(self.layer_norm_eps)
-                .init(device),
+            norm: self.layer_norm.then(|| {
+                LayerNormConfig::new(self.d_model)
+                    .with_epsilon(self.layer_norm_eps)
+                    .init(device)
+            }),
             dropout: DropoutConfig::new(self.dropout).init(),
             norm_first: self.norm_first,
         }
@@ -163,22 +201,21 @@ impl ResidualConfig {
 }
 
 impl Residual {
-    /// The sublayer's input: `norm(x)` in pre-norm, `x` itself in post-norm.
+    /// The sublayer's input: `norm(x)` in pre-norm, `x` itself otherwise.
     pub fn input(&self, x: Tensor<3>) -> Tensor<3> {
-        if self.norm_first {
-            self.norm.forward(x)
-        } else {
-            x
+        match &self.norm {
+            Some(norm) if self.norm_first => norm.forward(x),
+            _ => x,
         }
     }
 
-    /// Combine: `x + dropout(y)` in pre-norm, `norm(x + dropout(y))` in post-norm.
+    /// Combine: `x + dropout(y)` in pre-norm and without a norm, `norm(x + dropout(y))` in
+    /// post-norm.
     pub fn output(&self, x: Tensor<3>, sublayer_output: Tensor<3>) -> Tensor<3> {
         let sum = x + dropout::apply(&self.dropout, sublayer_output);
-        if self.norm_first {
-            sum
-        } else {
-            self.norm.forward(sum)
+        match &self.norm {
+            Some(norm) if !self.norm_first => norm.forward(sum),
+            _ => sum,
         }
     }
 }

@@ -40,7 +40,20 @@ impl ModelConfig {
         self.validate_shape()?;
         self.validate_numbers()?;
         self.validate_ids()?;
+        self.validate_switches()?;
         self.validate_generation()
+    }
+
+    /// The architecture switches: one way to say "no LayerNorm".
+    fn validate_switches(&self) -> Result<()> {
+        if !self.layer_norm && self.norm_first {
+            return Err(Error::ConfigRange {
+                field: "norm_first",
+                value: "true".into(),
+                expected: "false when layer_norm is false (there is no norm to place)",
+            });
+        }
+        Ok(())
     }
 
     /// Widths, heads, layers, lengths and vocabulary sizes.
