@@ -3,7 +3,6 @@
 //! [`LoadedModel`], which the page's views trace while it trains.
 
 use burn::tensor::Tensor;
-use serde_json::json;
 
 use super::measure::read;
 use super::tasks::TaskData;
@@ -14,7 +13,7 @@ use crate::files::walk::{transpose, walk, Slot};
 use crate::files::weights::{serialize, HostTensor};
 use crate::model::config::SpecialIds;
 use crate::model::positional::{PositionalEncoding, PositionalTable};
-use crate::text::{tokenizer_document, TextTokenizer, SPECIAL_TOKENS};
+use crate::text::{tokenizer_json, Granularity, TextTokenizer};
 
 /// The task's two tokenizers, as files and loaded.
 #[derive(Clone, Debug)]
@@ -28,8 +27,9 @@ pub(super) struct Vocabularies {
 impl Vocabularies {
     /// Word-level tokenizers for the task's source and target words.
     pub fn new(data: &TaskData) -> Result<Self> {
-        let source_json = tokenizer_json(&data.source_words)?;
-        let target_json = tokenizer_json(&data.target_words)?;
+        let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let source_json = tokenizer_json(Granularity::Words, &words(&data.source_words));
+        let target_json = tokenizer_json(Granularity::Words, &words(&data.target_words));
         let load = |json: &str, file| {
             TextTokenizer::from_bytes(json.as_bytes(), file, SpecialIds::default())
         };
@@ -40,25 +40,6 @@ impl Vocabularies {
             target_json,
         })
     }
-}
-
-/// A word-level `tokenizer.json`: the special tokens, then `words`; lower-cased, split at
-/// whitespace and punctuation (the pipeline of `text::tokenizer_json(Granularity::Words, …)`,
-/// which is native-only; a test checks the two agree).
-fn tokenizer_json(words: &[&str]) -> Result<String> {
-    let mut vocab = serde_json::Map::new();
-    for (id, token) in SPECIAL_TOKENS.iter().chain(words).enumerate() {
-        vocab.insert((*token).to_string(), json!(id));
-    }
-    let normalizer =
-        json!({"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]});
-    let pre_tokenizer = json!({"type": "Whitespace"});
-    let model = json!({"type": "WordLevel", "vocab": vocab, "unk_token": SPECIAL_TOKENS[1]});
-    Ok(serde_json::to_string_pretty(&tokenizer_document(
-        normalizer,
-        pre_tokenizer,
-        model,
-    ))?)
 }
 
 /// A parameter waiting to be read back.
@@ -132,22 +113,5 @@ impl Trainer {
     #[cfg(not(target_arch = "wasm32"))]
     pub async fn save(&self, dir: &std::path::Path) -> Result<()> {
         self.model_folder().await?.write(dir)
-    }
-}
-
-#[cfg(all(test, not(target_arch = "wasm32")))]
-mod tests {
-    use super::*;
-    use crate::text::Granularity;
-
-    #[test]
-    fn the_tokenizers_are_the_word_level_ones_training_writes() {
-        let words = ["3", "big", "miko"];
-        let ours: serde_json::Value =
-            serde_json::from_str(&tokenizer_json(&words).unwrap()).unwrap();
-        let owned: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        let theirs: serde_json::Value =
-            serde_json::from_str(&crate::text::tokenizer_json(Granularity::Words, &owned)).unwrap();
-        assert_eq!(ours, theirs);
     }
 }

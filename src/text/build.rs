@@ -1,5 +1,5 @@
-//! Building tokenizers for training (native only): the `tokenizer.json` documents attnscope
-//! writes and the vocabularies it counts or learns.
+//! Building tokenizers for training (native only): the vocabularies attnscope counts or learns,
+//! written as the `tokenizer.json` documents of [`super::document`].
 
 use std::collections::HashMap;
 
@@ -7,70 +7,9 @@ use serde_json::{json, Value};
 use tokenizers::models::bpe::{BpeTrainerBuilder, BPE};
 use tokenizers::{AddedToken, Trainer};
 
-use super::{tokenizer_document, Granularity, TextTokenizer, SPECIAL_TOKENS};
+use super::{tokenizer_json, Granularity, TextTokenizer, FULL_WIDTH_PUNCTUATION, SPECIAL_TOKENS};
 use crate::error::{Error, Result};
 use crate::model::config::SpecialIds;
-
-/// The punctuation marks Chinese text writes full-width, after NFKC has made them ASCII.
-pub const FULL_WIDTH_PUNCTUATION: [(char, char); 7] = [
-    (',', '，'),
-    ('?', '？'),
-    ('!', '！'),
-    (':', '：'),
-    (';', '；'),
-    ('(', '（'),
-    (')', '）'),
-];
-
-/// A `tokenizer.json` document for a vocabulary (specials first, then `words`).
-pub fn tokenizer_json(granularity: Granularity, words: &[String]) -> String {
-    let mut vocab = serde_json::Map::new();
-    for (id, token) in SPECIAL_TOKENS
-        .iter()
-        .map(|s| s.to_string())
-        .chain(words.iter().cloned())
-        .enumerate()
-    {
-        vocab.entry(token).or_insert(json!(id));
-    }
-    let nfkc = json!({"type": "NFKC"});
-    let lowercase = json!({"type": "Lowercase"});
-    let each_char = json!({"type": "Split", "pattern": {"Regex": "."}, "behavior": "Isolated", "invert": false});
-    let (normalizer, pre_tokenizer) = match granularity {
-        Granularity::Words => (
-            json!({"type": "Sequence", "normalizers": [nfkc, lowercase]}),
-            json!({"type": "Whitespace"}),
-        ),
-        Granularity::Characters => (
-            nfkc,
-            json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, each_char]}),
-        ),
-        Granularity::Chinese => {
-            let mut normalizers = vec![nfkc];
-            normalizers.extend(FULL_WIDTH_PUNCTUATION.iter().map(|(ascii, wide)| {
-                json!({"type": "Replace", "pattern": {"String": ascii.to_string()}, "content": wide.to_string()})
-            }));
-            (
-                json!({"type": "Sequence", "normalizers": normalizers}),
-                json!({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, each_char]}),
-            )
-        }
-        Granularity::CharactersWithSpaces => (
-            json!({"type": "Sequence", "normalizers": [nfkc, lowercase]}),
-            each_char,
-        ),
-        Granularity::Subwords { .. } => (
-            nfkc,
-            json!({"type": "Sequence", "pretokenizers": [
-                {"type": "Punctuation", "behavior": "Isolated"},
-                {"type": "Metaspace", "replacement": "\u{2581}", "prepend_scheme": "first", "split": true},
-            ]}),
-        ),
-    };
-    let model = json!({"type": "WordLevel", "vocab": vocab, "unk_token": SPECIAL_TOKENS[1]});
-    serde_json::to_string_pretty(&tokenizer_document(normalizer, pre_tokenizer, model))
-        .unwrap_or_default()
-}
 
 /// How pieces seen equally often are ordered: alphabetically, full-width punctuation as its
 /// ASCII form (so [`Granularity::Chinese`] gives the ids [`Granularity::Characters`] gave,

@@ -22,8 +22,8 @@ mod marian;
 pub mod spm;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use build::{build_tokenizer, tokenizer_json, FULL_WIDTH_PUNCTUATION};
-pub use document::tokenizer_document;
+pub use build::build_tokenizer;
+pub use document::{tokenizer_document, tokenizer_json, FULL_WIDTH_PUNCTUATION};
 pub use marian::OUTSIDE_MODEL;
 
 use std::collections::HashMap;
