@@ -120,7 +120,8 @@ fn tile_product(x: &[f32], rows: &[[f32; TILE]]) -> [f32; TILE] {
     sums
 }
 
-async fn read<const D: usize>(tensor: Tensor<D>) -> Result<Vec<f32>> {
+/// A tensor's values on the host, read asynchronously (the only read WebGPU in a browser allows).
+pub(crate) async fn read<const D: usize>(tensor: Tensor<D>) -> Result<Vec<f32>> {
     tensor
         .into_data_async()
         .await

@@ -6,8 +6,9 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor};
 
 use super::tasks::Pair;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::config::ModelConfig;
+pub(super) use crate::model::packed::read;
 use crate::model::{DecoderOutput, EncoderOutput, Transformer};
 use crate::session::heads::padded;
 use crate::session::sampling::{next_token, Rng, Sampling};
@@ -89,16 +90,6 @@ pub(super) fn entropy_sum(weights: &[Tensor<4>], keep: &Tensor<2>) -> (Tensor<1>
 /// `[batch, len]` as 1 where `ids` is not `<pad>`, else 0.
 pub(super) fn not_pad(ids: &Tensor<2, Int>, pad: u32) -> Tensor<2> {
     ids.clone().equal_elem(pad as i64).bool_not().float()
-}
-
-/// A tensor's values on the host, read asynchronously.
-pub(super) async fn read<const D: usize>(tensor: Tensor<D>) -> Result<Vec<f32>> {
-    let data = tensor
-        .into_data_async()
-        .await
-        .map_err(|e| Error::Backend(e.to_string()))?;
-    data.try_into_vec::<f32>()
-        .map_err(|e| Error::Backend(format!("{e:?}")))
 }
 
 /// Greedy decoding of `sources` (each ending with `</s>`), the page's decoding rule, in one
