@@ -73,7 +73,7 @@ fn time(mut f: impl FnMut()) -> (f64, f64) {
 /// whole output so far: (median, p95) ms each.
 fn step_and_redecode(session: &mut Session) -> ((f64, f64), (f64, f64)) {
     let step = time(|| {
-        session.back().unwrap();
+        block_on(session.back()).unwrap();
         block_on(session.step()).unwrap();
     });
     let full = time(|| {
@@ -95,7 +95,7 @@ fn profile(root: &std::path::Path, stage: &str) {
                 block_on(session.start(&text)).unwrap();
             }
             "step" => {
-                session.back().unwrap();
+                block_on(session.back()).unwrap();
                 block_on(session.step()).unwrap();
             }
             "greedy" => {

@@ -125,7 +125,7 @@ fn cached_steps_equal_a_full_recompute() {
 fn step_back_force_and_prefix() {
     let mut session = common::session(&common::shipped("en-zh"));
     block_on(session.start(EXAMPLE_SENTENCE)).unwrap();
-    assert!(matches!(session.back(), Err(Error::AtStart)));
+    assert!(matches!(block_on(session.back()), Err(Error::AtStart)));
     let first = block_on(session.step()).unwrap().clone();
     assert_eq!(first.position, 0);
     let trace = session.trace().unwrap();
@@ -142,7 +142,7 @@ fn step_back_force_and_prefix() {
     assert_eq!(after_two.decoder_self_attention.keys, 2);
     assert_eq!(after_two.causal_mask.hidden.0, [false, true, false, false]);
     // Back then step again gives the same token and the same rows.
-    session.back().unwrap();
+    block_on(session.back()).unwrap();
     assert_eq!(session.trace().unwrap().decoder_self_attention.queries, 1);
     let again = block_on(session.step()).unwrap().clone();
     assert_eq!(again, second);

@@ -304,3 +304,39 @@ fn the_switches_leave_every_existing_config_as_it_was() {
         assert_eq!(later.clone().all(|(_, &w)| w == 0.0), causal);
     }
 }
+
+#[test]
+fn without_the_causal_mask_the_session_shows_the_full_pass_and_decodes_as_the_trainer() {
+    // Two layers a side: with one, a cache would still give the right tokens by luck of the
+    // architecture (the first layer's keys do not depend on later tokens' attention).
+    let config = PlaygroundConfig {
+        causal_decoder: false,
+        layers: 2,
+        seed: 2,
+        ..PlaygroundConfig::default()
+    };
+    let (trainer, evaluation) = train(&config, 200);
+    let loaded = block_on(trainer.loaded_model()).unwrap();
+    let mut session = attnscope::session::Session::new(loaded, Device::flex());
+    for sample in &evaluation.samples {
+        let trace = block_on(session.translate(&sample.source)).unwrap().clone();
+        assert_eq!(trace.output, sample.output, "{}", sample.source);
+        let rows = trace.rows();
+        assert_eq!(trace.causal_mask.rows, rows);
+        assert!(trace.causal_mask.hidden.0.iter().all(|&h| !h), "nothing is hidden");
+        let (full_self, full_cross, _) = block_on(session.recompute_decoder()).unwrap();
+        assert_eq!(trace.decoder_self_attention, full_self, "{}", sample.source);
+        assert_eq!(trace.cross_attention, full_cross, "{}", sample.source);
+        // Some early row looks at a later position: the views show real attention above the
+        // diagonal, not a triangle.
+        let above: f32 = (0..rows)
+            .flat_map(|q| (q + 1..rows).map(move |k| (q, k)))
+            .map(|(q, k)| full_self.get(0, 0, q, k))
+            .sum();
+        assert!(rows < 2 || above > 0.0, "{}: {above}", sample.source);
+        // Undoing a step shows the pass over the shorter prefix, not rows of the longer one.
+        block_on(session.back()).unwrap();
+        let (shorter, _, _) = block_on(session.recompute_decoder()).unwrap();
+        assert_eq!(session.trace().unwrap().decoder_self_attention, shorter);
+    }
+}

@@ -49,6 +49,8 @@ fn constructed() -> (Transformer, ModelConfig) {
         one_hot[pos * D_MODEL + pos] = 1.0;
     }
     let table = PositionalTable {
+        kind: attnscope::model::PositionalEncoding::Learned,
+        layout: Default::default(),
         rows: MAX_LEN,
         cols: D_MODEL,
         values: one_hot,

@@ -29,6 +29,15 @@ impl Mask {
         Self::causal_keys(len, len)
     }
 
+    /// A mask that hides nothing: a decoder without its causal mask (the playground's switch).
+    pub fn open(rows: usize, cols: usize) -> Self {
+        Self {
+            rows,
+            cols,
+            hidden: Flags(vec![false; rows * cols]),
+        }
+    }
+
     /// The causal mask of the last `queries` positions of a prefix of `keys` positions (the
     /// earlier ones' keys come from a cache): query `q` sits at `keys - queries + q` and may not
     /// see any later key. With `queries == keys` it is [`Mask::causal`].

@@ -44,6 +44,10 @@ impl PositionalEncoding {
 /// `values` is row-major `[rows, cols]` = `[max_len, d_model]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PositionalTable {
+    /// Sinusoidal, learned (the values come from the weights file) or none (all zero).
+    pub kind: PositionalEncoding,
+    /// Where a sinusoidal table puts its sines and cosines.
+    pub layout: PositionalLayout,
     /// `max_len`.
     pub rows: usize,
     /// `d_model`.
@@ -56,6 +60,10 @@ pub struct PositionalTable {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PositionalView {
+    /// Sinusoidal, learned or none: the page says what it shows when there are no sinusoids.
+    pub kind: PositionalEncoding,
+    /// Where a sinusoidal table puts its sines and cosines (`interleaved` or `split`).
+    pub layout: PositionalLayout,
     /// `max_len`.
     pub rows: usize,
     /// `d_model`.
@@ -85,13 +93,21 @@ impl PositionalTable {
             }
             (PositionalEncoding::Learned | PositionalEncoding::None, _) => vec![0.0; rows * cols],
         };
-        Self { rows, cols, values }
+        Self {
+            kind: config.positional_encoding,
+            layout: config.positional_layout,
+            rows,
+            cols,
+            values,
+        }
     }
 
     /// The table and its dot-product curves, for the page.
     pub fn view(&self) -> PositionalView {
         let starts = CURVE_STARTS.to_vec();
         PositionalView {
+            kind: self.kind,
+            layout: self.layout,
             rows: self.rows,
             cols: self.cols,
             table: Floats(self.values.clone()),

@@ -7,7 +7,7 @@ use super::readback::{flat, read_back};
 use super::sampling::log_probabilities;
 use super::{Decoding, Session};
 use crate::error::{Error, Result};
-use crate::model::{DecoderLayerAttention, DecoderOutput, Probe};
+use crate::model::{DecoderLayerAttention, Probe};
 use crate::trace::AttentionStack;
 
 impl Session {
@@ -16,9 +16,28 @@ impl Session {
     /// Equal to the step-by-step trace; used to check the cache and to time a full re-decode.
     pub async fn recompute_decoder(&self) -> Result<(AttentionStack, AttentionStack, Vec<f32>)> {
         let state = self.state()?;
-        let config = &self.loaded.config;
         let rows = state.trace.rows();
-        let output = self.decode_prefix(state)?;
+        if rows == 0 {
+            return Err(Error::NothingDecoded);
+        }
+        self.decode_ids(state, &state.trace.tgt_ids[..rows]).await
+    }
+
+    /// The decoder over the input positions `ids` (`<s>` first) in one pass, no cache: the
+    /// self-attention and cross-attention stacks and the logits of every position.
+    ///
+    /// # Shapes
+    /// returns `[layers, heads, rows, rows]`, `[layers, heads, rows, src]` and `[rows, tgt_vocab]`
+    /// (flat), with `rows = ids.len()`.
+    pub(super) async fn decode_ids(
+        &self,
+        state: &Decoding,
+        ids: &[u32],
+    ) -> Result<(AttentionStack, AttentionStack, Vec<f32>)> {
+        let config = &self.loaded.config;
+        let rows = ids.len();
+        let tgt = self.ids_tensor(ids, 1);
+        let output = self.loaded.model.decode(tgt, &state.encoded, None);
         let layers = config.n_decoder_layers;
         let mut parts: Vec<Tensor<1>> = output
             .attention
@@ -84,12 +103,6 @@ impl Session {
             .loaded
             .model
             .decode_through(tgt, &state.cross, &state.encoded.padding_mask, probe))
-    }
-
-    /// The decoder over every input position decoded so far, in one pass (causal mask).
-    fn decode_prefix(&self, state: &Decoding) -> Result<DecoderOutput> {
-        let tgt = self.decoder_inputs(state)?;
-        Ok(self.loaded.model.decode(tgt, &state.encoded, None))
     }
 
     /// Every input position decoded so far (`<s>` and the tokens before the last), `[1, rows]`;

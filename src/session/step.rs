@@ -33,6 +33,9 @@ impl Session {
         if let Some(reason) = Self::finish_reason(config, trace) {
             return Err(Error::Finished(reason));
         }
+        if !config.causal_decoder {
+            return self.step_unmasked(forced).await;
+        }
         let position = trace.rows();
         let length = trace.tgt_ids.len();
         let input = self.ids_tensor(&trace.tgt_ids[position..], 1);
@@ -97,6 +100,63 @@ impl Session {
             .ok_or(Error::Invariant("a step was pushed and is not there"))
     }
 
+    /// One more token from a decoder without its causal mask (a playground switch): each
+    /// earlier position now sees the later ones, so every row changes with each new token and a
+    /// key/value cache would keep stale ones. The whole prefix is decoded again, and its pass
+    /// replaces the trace's decoder attention.
+    async fn step_unmasked(&mut self, forced: Option<u32>) -> Result<&Step> {
+        let config = &self.loaded.config;
+        let state = self.state.as_ref().ok_or(Error::NotStarted)?;
+        let position = state.trace.rows();
+        let length = state.trace.tgt_ids.len();
+        let (self_attention, cross, logits) = self.decode_ids(state, &state.trace.tgt_ids).await?;
+        let vocab = config.tgt_vocab_size;
+        let last = logits
+            .get((length - 1) * vocab..length * vocab)
+            .ok_or(Error::Invariant("a full pass read back too few logits"))?;
+        let id = match forced {
+            Some(id) => id,
+            None => next_token(
+                last,
+                &config.never_generated_at(length),
+                &self.sampling,
+                &mut self.rng,
+            ),
+        };
+        let step = Step {
+            position,
+            id,
+            token: self.target_text(id),
+            forced: forced.is_some(),
+            candidates: self.candidates(last),
+        };
+        let (blocks, src_len) = (self_attention.layers * self_attention.heads, cross.keys);
+        let state = self.state.as_mut().ok_or(Error::NotStarted)?;
+        // The step's own rows are in the pass that replaces the stacks.
+        let (self_row, cross_row) = (vec![0.0; blocks * length], vec![0.0; blocks * src_len]);
+        state.trace.push_step(step, &self_row, &cross_row);
+        state.trace.set_full_pass(self_attention, cross);
+        self.after_change()?;
+        let trace = self.trace()?;
+        trace
+            .steps
+            .last()
+            .ok_or(Error::Invariant("a step was pushed and is not there"))
+    }
+
+    /// A decoder without its causal mask: after the output was cut, the pass over what is left
+    /// replaces the rows of the longer one (see [`Self::step_unmasked`]).
+    async fn settle_unmasked(&mut self) -> Result<()> {
+        let rows = self.trace()?.rows();
+        if self.loaded.config.causal_decoder || rows == 0 {
+            return Ok(());
+        }
+        let (self_attention, cross, _) = self.recompute_decoder().await?;
+        let state = self.state.as_mut().ok_or(Error::NotStarted)?;
+        state.trace.set_full_pass(self_attention, cross);
+        Ok(())
+    }
+
     /// The most probable next tokens after `logits` (at temperature 1), as each step lists
     /// them and the journey's last layer shows them.
     pub(super) fn candidates(&self, logits: &[f32]) -> Vec<Candidate> {
@@ -143,12 +203,13 @@ impl Session {
     }
 
     /// Undo the last step.
-    pub fn back(&mut self) -> Result<()> {
+    pub async fn back(&mut self) -> Result<()> {
         let rows = self.trace()?.rows();
         if rows == 0 {
             return Err(Error::AtStart);
         }
-        self.truncate(rows - 1)
+        self.truncate(rows - 1)?;
+        self.settle_unmasked().await
     }
 
     /// Back to the start token, keeping the encoded source.

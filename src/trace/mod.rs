@@ -188,7 +188,9 @@ pub struct Trace {
     pub finished: bool,
     /// `[layers, heads, src, src]`.
     pub encoder_self_attention: AttentionStack,
-    /// `[layers, heads, rows, rows]`, zero above the diagonal.
+    /// `[layers, heads, rows, rows]`, zero above the diagonal. For a decoder without its causal
+    /// mask (a playground switch) every row is the last full pass over the prefix, and
+    /// `causal_mask` hides nothing.
     pub decoder_self_attention: AttentionStack,
     /// `[layers, heads, rows, src]`.
     pub cross_attention: AttentionStack,
@@ -269,6 +271,16 @@ impl Trace {
         self.tgt_tokens.push(step.token.clone());
         self.steps.push(step);
         self.causal_mask = Mask::causal(rows);
+    }
+
+    /// Put the attention of one pass over the whole prefix in place of the decoder's stacks
+    /// (`self_attention`: `[layers, heads, rows, rows]`, `cross`: `[layers, heads, rows, src]`):
+    /// a decoder without its causal mask, where every earlier row changes with each new token.
+    pub(crate) fn set_full_pass(&mut self, self_attention: AttentionStack, cross: AttentionStack) {
+        let rows = self_attention.queries;
+        self.decoder_self_attention = self_attention;
+        self.cross_attention = cross;
+        self.causal_mask = Mask::open(rows, rows);
     }
 
     /// Keep the first `rows` steps (the session then updates `output` and `finished`).

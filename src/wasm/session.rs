@@ -187,7 +187,7 @@ impl WebSession {
 
     /// Undo the last step.
     pub async fn back(&mut self) -> Result<JsValue, JsError> {
-        self.session.back().map_err(js_error)?;
+        self.session.back().await.map_err(js_error)?;
         self.answer().await
     }
 
