@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Build the two browser modules: pkg/cpu/ (burn's flex CPU backend only: small, loads first)
-# and pkg/webgpu/ (adds burn-wgpu; loaded only when WebGPU is used). Each is cargo (wasm32;
+# Build the three browser modules: pkg/cpu/ (burn's flex CPU backend only: small, loads first),
+# pkg/webgpu/ (adds burn-wgpu; loaded only when WebGPU is used) and pkg/train/ (the CPU module
+# with burn's autodiff and optimizers: the playground's training worker loads it when the
+# playground opens). Each is cargo (wasm32;
 # profile release for the CPU module, wasm-webgpu for the other) → wasm-bindgen --target web
 # (CLI pinned to Cargo.lock's version) → wasm-opt (npm's binaryen). Idempotent: a module whose
-# cargo output did not change is not re-processed. pkg/manifest.json lists the modules present.
-#   scripts/build-wasm.sh [cpu] [webgpu]   (both by default; scripts/serve.sh builds them apart)
+# cargo output did not change is not re-processed. pkg/manifest.json lists the modules present and,
+# once all three are the build of one tree, the hash of its inputs (pkg/inputs.txt): pkg/ is
+# committed, and scripts/serve.sh serves it without building when they are this tree's
+# (docs/tests.md#the-committed-build-pkg).
+#   scripts/build-wasm.sh [cpu] [webgpu] [train]   (all three by default; scripts/serve.sh builds them apart)
 #   WASM_OPT_LEVEL=-O1 (default; -Oz gives larger gzipped modules and takes far longer) | -Oz | none
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -16,9 +21,14 @@ ensure_wasm_bindgen
 ensure_npm
 
 modules=("$@")
-[ ${#modules[@]} -gt 0 ] || modules=(cpu webgpu)
+[ ${#modules[@]} -gt 0 ] || read -ra modules < <(node scripts/pkg-inputs.mjs modules)
+# The inputs as cargo is about to read them: an edit during the build leaves pkg/ recorded as the
+# build of the tree before it, which the next check finds stale.
+listing="$(mktemp)"
+trap 'rm -f "$listing"' EXIT
+pkg_listing "$listing"
 for name in "${modules[@]}"; do
   wasm_compile "$name"
-  wasm_package "$name"
+  wasm_package "$name" "$listing"
 done
-wasm_manifest
+wasm_manifest "$listing"

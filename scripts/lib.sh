@@ -3,6 +3,8 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$PATH"
+# wasm-opt's level for the modules (scripts/pkg-inputs.mjs records it among pkg/'s inputs).
+export WASM_OPT_LEVEL="${WASM_OPT_LEVEL:--O1}"
 
 stage() { # stage NAME COMMAND... : run, print its duration, keep its exit status
   local name="$1"; shift
@@ -32,9 +34,17 @@ ensure_wasm_bindgen() {
   fi
 }
 
-# The two wasm modules (scripts/build-wasm.sh): NAME → cargo profile and features.
+# The three wasm modules (scripts/build-wasm.sh): NAME → cargo profile and features. The training
+# module shares the CPU module's profile: cargo keeps both feature sets' artifacts side by side, so
+# neither rebuilds the other's dependencies (each build leaves its own attnscope.wasm at the same
+# path, which wasm_package takes at once).
 wasm_profile() { [ "$1" = webgpu ] && echo wasm-webgpu || echo release; }
-wasm_features() { [ "$1" = webgpu ] && echo "--features webgpu"; true; }
+wasm_features() {
+  case "$1" in
+    webgpu) echo "--features webgpu" ;;
+    train) echo "--features train" ;;
+  esac
+}
 wasm_raw() { # the cargo output of module NAME (cargo honours CARGO_TARGET_DIR: CI may keep one outside the clone)
   echo "${CARGO_TARGET_DIR:-$ROOT/target}/wasm32-unknown-unknown/$(wasm_profile "$1")/attnscope.wasm"
 }
@@ -46,11 +56,16 @@ wasm_compile() { # wasm_compile NAME: cargo build of module NAME (cpu: release; 
     cargo build --profile "$profile" --lib --target wasm32-unknown-unknown $(wasm_features "$name")
 }
 
-wasm_package() { # wasm_package NAME: wasm-bindgen and wasm-opt into pkg/NAME, unless it is up to date
-  local name="$1" raw stamp out="$ROOT/pkg/$1" level="${WASM_OPT_LEVEL:--O1}" version
+# wasm_package NAME LISTING: wasm-bindgen and wasm-opt into pkg/NAME, unless it is up to date.
+# pkg/NAME/.source-hash: the cargo output's hash and the wasm-opt level it was packaged from;
+# pkg/NAME/.inputs: the hash of LISTING (scripts/pkg-inputs.mjs), the inputs cargo compiled.
+wasm_package() {
+  local name="$1" raw stamp out="$ROOT/pkg/$1" level="$WASM_OPT_LEVEL" version inputs
   raw="$(wasm_raw "$name")"
   stamp="$(sha256sum "$raw" | cut -d' ' -f1) $level"
+  inputs="$(sha256sum "$2" | cut -d' ' -f1)"
   if [ -f "$out/attnscope_bg.wasm" ] && [ "$(cat "$out/.source-hash" 2>/dev/null)" = "$stamp" ]; then
+    echo "$inputs" > "$out/.inputs"
     echo "pkg/$name is up to date"
     return
   fi
@@ -74,22 +89,21 @@ wasm_package() { # wasm_package NAME: wasm-bindgen and wasm-opt into pkg/NAME, u
 }
 JSON
   echo "$stamp" > "$out.tmp/.source-hash"
+  echo "$inputs" > "$out.tmp/.inputs"
   rm -rf "$out" && mv "$out.tmp" "$out"
   echo "pkg/$name/attnscope_bg.wasm: $(stat -c %s "$out/attnscope_bg.wasm") bytes, $(gzip -9 -c "$out/attnscope_bg.wasm" | wc -c) gzipped"
 }
 
-wasm_manifest() { # pkg/manifest.json: the content hash of each module present (the worker caches by it)
+# wasm_manifest LISTING: pkg/manifest.json, the content hash of each module (the worker caches by
+# it), and the hash of LISTING when every module is its build. PKG_LIST=current (scripts/serve.sh)
+# lists only the modules built from LISTING, not a stale one left from another tree.
+wasm_manifest() {
   mkdir -p "$ROOT/pkg"
-  python3 - "$ROOT/pkg" <<'PY'
-import hashlib, json, pathlib, sys
-pkg = pathlib.Path(sys.argv[1])
-manifest = {d.name: hashlib.sha256((d / "attnscope_bg.wasm").read_bytes()).hexdigest()[:16]
-            for d in sorted(pkg.iterdir()) if (d / "attnscope_bg.wasm").exists()}
-tmp = pkg / "manifest.json.tmp"
-tmp.write_text(json.dumps(manifest, indent=2) + "\n")
-tmp.replace(pkg / "manifest.json")
-print("pkg/manifest.json:", manifest)
-PY
+  node "$ROOT/scripts/pkg-inputs.mjs" manifest "$1" ${PKG_LIST:+"--$PKG_LIST"}
+}
+
+pkg_listing() { # pkg_listing FILE: the inputs of a build of pkg/ as they are now (scripts/pkg-inputs.mjs)
+  mkdir -p "$ROOT/pkg" && node "$ROOT/scripts/pkg-inputs.mjs" > "$1"
 }
 
 ensure_npm() {

@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# Serve the page with the default model on http://127.0.0.1:8080 (PORT=… for another port),
-# building what it needs first. The page opens as soon as the CPU module is ready: on a bare
-# machine wasm-bindgen-cli compiles beside the CPU module's cargo build, and the WebGPU module is
-# built afterwards in the background (log: artifacts/webgpu-build.log); the page switches to it
-# when it appears. A later start, with both built, takes seconds.
+# Serve the page with the default model on http://127.0.0.1:8080 (PORT=… for another port).
+# pkg/ is committed: when it is the build of this tree's sources (scripts/pkg-inputs.mjs check),
+# the page is served at once, every module listed, with no wasm target, wasm-bindgen-cli or npm
+# install (scripts/serve.mjs needs node alone). A build by another rustc will do here; the tests
+# insist on the same one (docs/tests.md#the-committed-build-pkg).
+# Otherwise it says which input differs and builds what it needs first. The page opens as soon as
+# the CPU module is ready: on a bare machine wasm-bindgen-cli compiles beside the CPU module's
+# cargo build, and the WebGPU module is built afterwards in the background (log:
+# artifacts/webgpu-build.log); the page switches to it when it appears. The playground's training
+# module follows it (artifacts/train-build.log). Until a module is rebuilt, a stale one is not listed.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-mkdir -p artifacts
 started=$SECONDS
+serve() { exec node scripts/serve.mjs --host 127.0.0.1 --port "${PORT:-8080}"; }
+
+if node scripts/pkg-inputs.mjs check --any-rustc; then
+  echo "first page ready after $((SECONDS - started)) s, every module listed"
+  serve
+fi
+echo "==> building pkg/ for this tree"
+mkdir -p artifacts
+export PKG_LIST=current # a module left from other sources is not listed until it is rebuilt
+listing="$ROOT/artifacts/pkg-inputs.txt"
+pkg_listing "$listing"
 
 ensure_wasm_target
 ensure_npm
@@ -26,12 +41,16 @@ if [ -n "$bindgen" ]; then
     exit 1
   }
 fi
-wasm_package cpu
-wasm_manifest
+wasm_package cpu "$listing"
+wasm_manifest "$listing"
 echo "first page ready after $((SECONDS - started)) s"
 
-# The WebGPU module, at low priority, while the page is in use; the server outlives a failure.
+# The WebGPU and training modules, at low priority, while the page is in use; the server outlives
+# a failure.
 (nice -n 10 "$ROOT/scripts/build-wasm.sh" webgpu > artifacts/webgpu-build.log 2>&1 &&
   echo "WebGPU module ready after $((SECONDS - started)) s" ||
-  echo "the WebGPU module failed to build (artifacts/webgpu-build.log); the page stays on the CPU") &
-exec node scripts/serve.mjs --host 127.0.0.1 --port "${PORT:-8080}"
+  echo "the WebGPU module failed to build (artifacts/webgpu-build.log); the page stays on the CPU"
+nice -n 10 "$ROOT/scripts/build-wasm.sh" train > artifacts/train-build.log 2>&1 &&
+  echo "training module ready after $((SECONDS - started)) s" ||
+  echo "the training module failed to build (artifacts/train-build.log); the playground cannot train") &
+serve

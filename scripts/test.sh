@@ -15,6 +15,25 @@ run_stage() { # run_stage NAME LOGFILE COMMAND...
   stage "$name" bash -c 'set -o pipefail; "$@" 2>&1 | tee "'"$log"'"' _ "$@" || failed+=("$name")
 }
 
+# pkg/ is committed (docs/tests.md#the-committed-build-pkg): first, before the wasm build below
+# rebuilds it, whether it is this tree's build; its module hashes are kept for the byte comparison.
+# A build by another rustc of the same sources passes here (the toolchain is the machine's, not
+# the tree's); its bytes are then not compared.
+pkg_current() {
+  node scripts/pkg-inputs.mjs check --any-rustc ||
+    { echo "pkg/ is stale: run scripts/build-wasm.sh and commit pkg/ (git add pkg/)"; return 1; }
+}
+export -f pkg_current
+cp pkg/manifest.json artifacts/pkg-manifest-before.json 2>/dev/null || rm -f artifacts/pkg-manifest-before.json
+run_stage "pkg/ is current: its recorded inputs are this tree's" artifacts/pkg-inputs.log pkg_current
+pkg_was_current=${#failed[@]} # 0: no stage has failed yet, this one included
+# The modules name their dependencies' sources by absolute path, under cargo's home: a build made
+# under another home differs in those strings alone, and its bytes are not compared.
+cargo_home="$(cd "${CARGO_HOME:-$HOME/.cargo}" 2>/dev/null && pwd)"
+pkg_same_home=1
+[ -n "$cargo_home" ] && grep -qaF "$cargo_home/registry/src/" pkg/cpu/attnscope_bg.wasm 2>/dev/null &&
+  node scripts/pkg-inputs.mjs check > /dev/null 2>&1 && pkg_same_home=0
+
 stage "install: wasm target, wasm-bindgen-cli, npm packages, chromium, shellcheck" bash -c '
   source scripts/lib.sh; ensure_wasm_target && ensure_wasm_bindgen && ensure_npm && ensure_chromium && ensure_shellcheck' ||
   failed+=("install")
@@ -31,8 +50,17 @@ run_stage "links and anchors in README.md and docs/" artifacts/links.log node sc
 run_stage "clippy (native)" artifacts/clippy.log cargo clippy --release --all-targets -- -D warnings
 run_stage "cargo test (native)" artifacts/cargo-test.log cargo test --release
 run_stage "wasm build" artifacts/wasm-build.log scripts/build-wasm.sh
+# The build is reproducible (docs/tests.md#the-committed-build-pkg): the same inputs and cargo home
+# give the same modules, byte for byte. Compared only when the inputs matched (a stale pkg/ has
+# failed above) and pkg/ was built under this cargo home.
+if [ "$pkg_was_current" -eq 0 ] && [ "$pkg_same_home" -eq 0 ]; then
+  run_stage "pkg/ is current: its modules are this build's, byte for byte" artifacts/pkg-bytes.log \
+    node scripts/pkg-inputs.mjs bytes artifacts/pkg-manifest-before.json
+elif [ "$pkg_was_current" -eq 0 ]; then
+  echo "pkg/ was built under another cargo home than $cargo_home or by another rustc: its bytes are not compared"
+fi
 run_stage "clippy (wasm32)" artifacts/clippy-wasm.log \
-  cargo clippy --release --lib --target wasm32-unknown-unknown --features webgpu -- -D warnings
+  cargo clippy --release --lib --target wasm32-unknown-unknown --features webgpu,train -- -D warnings
 # Same profile as the WebGPU module, so its dependencies are built once. wasm-bindgen-test-runner
 # gives chromedriver a few seconds to bind its port; once in four clean-clone runs (2026-12-03) it
 # did not ("driver failed to bind port during startup"), before any test ran. Such a start is
