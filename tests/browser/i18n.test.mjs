@@ -9,8 +9,8 @@ import { ARTIFACTS, moduleFacts, servePage, waitReady, withBrowser } from './har
 
 const WWW = new URL('../../www/', import.meta.url).pathname;
 const read = (path) => readFileSync(`${WWW}${path}`, 'utf8');
-const en = JSON.parse(read('ui/i18n/en.json'));
-const zh = JSON.parse(read('ui/i18n/zh-CN.json'));
+const en = { ...JSON.parse(read('ui/i18n/en.json')), ...JSON.parse(read('ui/i18n/playground.en.json')) };
+const zh = { ...JSON.parse(read('ui/i18n/zh-CN.json')), ...JSON.parse(read('ui/i18n/playground.zh-CN.json')) };
 const placeholders = (text) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 test('both language files have exactly the same keys, each a non-empty text with the same placeholders', () => {

@@ -11,6 +11,8 @@
 //   k kind · l layer · h head (a number, mean or max) · sinks=1 · tr=1 transposed · hv=all
 //   lang (en|zh-CN) · lesson the lesson's step shown (www/lesson/)
 //   off the heads switched off, KIND:LAYER:HEAD,… (read by the wasm module: a bad one is its error)
+//   pg the playground's run settings that differ from its defaults, field:value,… ('' for the
+//      defaults; www/playground/link.js writes it and checks it with the training module)
 // The backends, the decodings, the kinds, the widest beam and the default kind, layer and head are
 // the wasm module's (`facts`: { backends, decodings, kinds, maxBeamWidth, defaultFocus },
 // www/worker/modules.js).
@@ -71,6 +73,7 @@ export function encodeState(state, facts) {
   put('lang', state.lang, null);
   put('lesson', state.lesson, null);
   put('off', state.off, '');
+  put('pg', state.playground, null);
   const text = p.toString();
   return text ? `#${text}` : '';
 }
@@ -91,7 +94,28 @@ export function decodeState(hash, facts, models = []) {
   } catch {
     return { state, problems: [{ field: null, value: String(hash) }] };
   }
-  const known = new Set(['m', 't', 'b', 'd', 'seed', 'w', 'a', 'n', 'f', 's', 'k', 'l', 'h', 'sinks', 'tr', 'hv', 'lang', 'lesson', 'off']);
+  const known = new Set([
+    'm',
+    't',
+    'b',
+    'd',
+    'seed',
+    'w',
+    'a',
+    'n',
+    'f',
+    's',
+    'k',
+    'l',
+    'h',
+    'sinks',
+    'tr',
+    'hv',
+    'lang',
+    'lesson',
+    'off',
+    'pg',
+  ]);
   for (const key of params.keys()) if (!known.has(key)) problems.push({ field: key, value: params.get(key), unknown: true });
   const model = params.get('m');
   if (model?.startsWith(LOCAL_MODEL_PREFIX) && !models.includes(model)) {
@@ -126,6 +150,7 @@ export function decodeState(hash, facts, models = []) {
   read('lang', oneOf(LANGUAGES), 'lang');
   read('lesson', (raw) => (natural(raw, 100) >= 1 ? natural(raw, 100) : null), 'lesson');
   read('off', (raw) => (raw.length <= 4000 ? raw : null), 'off');
+  read('pg', (raw) => (raw.length <= 2000 ? raw : null), 'playground');
   return { state, problems };
 }
 
@@ -152,6 +177,13 @@ const SENTENCE_PAUSE_MS = 1500;
 listen('keystroke', ({ at }) => {
   if (at - page.lastKeystroke > SENTENCE_PAUSE_MS) page.sentenceOpen = false;
   page.lastKeystroke = at;
+});
+
+/** The playground's settings, as it last said them ('playground-link', { spec }); null while it is closed. */
+const playground = { spec: null };
+listen('playground-link', ({ spec }) => {
+  playground.spec = spec;
+  updateLink('replace');
 });
 
 /** What the page shows, as a link describes it. */
@@ -182,6 +214,7 @@ function linkState() {
     lang: language(),
     lesson: parts.lesson?.step() ?? null,
     off: page.ablation.spec,
+    playground: playground.spec,
   };
 }
 
@@ -220,6 +253,8 @@ export async function applyLink(hash, { first = null } = {}) {
     page.models.map((m) => m.name),
   );
   page.restoring = true;
+  // The playground reads its settings from the link when it opens: until then the link keeps them.
+  playground.spec = link.playground ?? playground.spec;
   try {
     setLanguage(link.lang ?? (first ? (supportedLanguage(navigator.language) ?? 'en') : language()));
     const model = page.models.find((m) => m.name === link.model) ?? first?.model ?? page.model;

@@ -8,6 +8,7 @@
 
 import { modelList } from '../boot.js';
 import { createLesson } from '../lesson/controller.js';
+import { linkOpensPlayground } from '../playground/link.js';
 import { announce } from '../ui/bus.js';
 import { $, option } from '../ui/dom.js';
 import { onLanguageChange, setLanguage, t } from '../ui/i18n.js';
@@ -20,6 +21,7 @@ import { applyLink, copyLink } from './links.js';
 import { handleError, showBackend, showMessage, showProgress } from './messages.js';
 import { loadFailed, modelOption, modelTitle, openLocalModel, pickSnapshot, showModelDescription, switchModel, timed } from './models.js';
 import { createOpenModel } from './open-model.js';
+import { followTraining } from './playground-model.js';
 import { recover } from './recovery.js';
 import { refreshAll, renderAll, renderStepButtons } from './render.js';
 import { addExportButtons, labelExportButtons, leaveSavedTrace, openSavedTrace, saveTrace, showSavedMode } from './saved.js';
@@ -135,6 +137,27 @@ function wireFiles() {
   onLanguageChange(relabel);
 }
 
+/**
+ * The playground: its panel, its training worker and the training module load the first time it
+ * opens, or at once when the link carries its settings. Every view of the page follows the model
+ * it trains (app/playground-model.js).
+ */
+function wirePlayground() {
+  const details = $('playground-details');
+  let opening = null;
+  const open = () => {
+    opening ??= import('../playground/panel.js')
+      .then(({ createPlayground }) => createPlayground($('playground'), { onNotice: followTraining }))
+      .catch((error) => {
+        opening = null;
+        showMessage(t('playground.loadFailed', { error: error.message }));
+      });
+    return opening;
+  };
+  details.addEventListener('toggle', () => details.open && open());
+  if (linkOpensPlayground(location.hash)) details.open = true;
+}
+
 /** Everything with words, in the language just chosen (elements with data-i18n* are done already). */
 function relabel(lang) {
   $('language-select').value = lang;
@@ -204,6 +227,7 @@ async function main() {
   wireDecoding();
   wireLooking();
   wireFiles();
+  wirePlayground();
   const { worker, error } = await facts;
   if (!worker) {
     $('loading').hidden = true;

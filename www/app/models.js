@@ -98,7 +98,20 @@ function showModel(model, info) {
   clearMessageForModel();
   if (info.timelineNote) showMessage(messageText(info.timelineNote), 'info');
   if (info.notes?.length) showMessage(t('openModel.importNotes', { notes: info.notes.join(' · ') }), 'info');
+  const off = switchesOff(info.config);
+  if (off.length) showMessage(t('model.switchesOff', { switches: off.join('; ') }), 'info');
   announce('model-loaded', { model, info });
+}
+
+/** What of the paper's design `config` switched off (the playground's switches), in words. */
+function switchesOff(config) {
+  const off = [];
+  if (config.causalDecoder === false) off.push(t('model.switch.causalDecoder'));
+  if (config.positionalEncoding && config.positionalEncoding !== 'sinusoidal')
+    off.push(t(`model.switch.positional.${config.positionalEncoding}`));
+  if (config.scaledAttention === false) off.push(t('model.switch.scaledAttention'));
+  if (config.layerNorm === false) off.push(t('model.switch.layerNorm'));
+  return off;
 }
 
 /** What the page says when `model` did not load because of `error` (a text). */

@@ -1,12 +1,16 @@
-// The page's words in each language: one JSON file a language under www/ui/i18n/, keys shared. `t`
+// The page's words in each language: JSON files under www/ui/i18n/ (the page's, and the
+// playground's, playground.*.json, merged into one table a language), keys shared. `t`
 // looks a key up in the language in use (English where a key is missing), filling {name}
 // placeholders; elements carrying data-i18n* attributes are translated in place by `translatePage`.
 // Translations may hold <code>, <em>, <sup>, <sub> and <strong>: `richText` builds those as
 // elements (the text itself is always set as text, never parsed as HTML).
 import en from './i18n/en.json' with { type: 'json' };
+import playEn from './i18n/playground.en.json' with { type: 'json' };
+import playZhCN from './i18n/playground.zh-CN.json' with { type: 'json' };
 import zhCN from './i18n/zh-CN.json' with { type: 'json' };
 
-export const LANGUAGES = { en: { name: 'English', table: en }, 'zh-CN': { name: '简体中文', table: zhCN } };
+const EN = { ...en, ...playEn };
+export const LANGUAGES = { en: { name: 'English', table: EN }, 'zh-CN': { name: '简体中文', table: { ...zhCN, ...playZhCN } } };
 export const DEFAULT_LANGUAGE = 'en';
 
 const using = { language: DEFAULT_LANGUAGE }; // the language in use
@@ -26,7 +30,7 @@ export const language = () => using.language;
 
 /** The text of `key` in the language in use, `{name}` replaced by `params.name`. */
 export function t(key, params = {}) {
-  const text = LANGUAGES[using.language].table[key] ?? en[key] ?? key;
+  const text = LANGUAGES[using.language].table[key] ?? EN[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
 }
 

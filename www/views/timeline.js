@@ -32,11 +32,13 @@ function smoothLoss({ steps, losses }) {
 
 const percent = (fraction) => `${Math.round(fraction * 1000) / 10} %`;
 
-function describe(snapshots, index) {
+/** What snapshot `index` of `timeline` is; the last is the shipped weights, or the weights in training (the playground's). */
+function describe(timeline, index) {
+  const { snapshots } = timeline;
   const { step, loss, heldout, recorded } = snapshots[index];
+  const last = timeline.live ? t('timeline.training') : t('timeline.shipped');
   const note =
-    (index === snapshots.length - 1 ? t('timeline.shipped') : step === 0 ? t('timeline.random') : '') +
-    (recorded ? t('timeline.recordedMark') : '');
+    (index === snapshots.length - 1 ? last : step === 0 ? t('timeline.random') : '') + (recorded ? t('timeline.recordedMark') : '');
   return t('timeline.describe', { step, loss: Number.isFinite(loss) ? loss.toFixed(3) : '—', heldout: percent(heldout), note });
 }
 
@@ -142,7 +144,7 @@ export function createTimeline(container, { onPick, onSentence }) {
   });
   for (const type of ['input', 'change']) slider.addEventListener(type, () => timeline && pick(Number(slider.value)));
   canvas.addEventListener('click', (event) => timeline && pick(nearest(event.offsetX)));
-  canvas.addEventListener('mousemove', (event) => timeline && showTooltip(event, describe(timeline.snapshots, nearest(event.offsetX))));
+  canvas.addEventListener('mousemove', (event) => timeline && showTooltip(event, describe(timeline, nearest(event.offsetX))));
   canvas.addEventListener('mouseleave', hideTooltip);
   window.addEventListener('resize', draw);
 
@@ -151,7 +153,7 @@ export function createTimeline(container, { onPick, onSentence }) {
     const { snapshots } = timeline;
     slider.value = String(index);
     slider.setAttribute('aria-valuetext', t('timeline.step', { step: snapshots[index].step }));
-    readout.textContent = describe(snapshots, index);
+    readout.textContent = describe(timeline, index);
     draw();
   }
 

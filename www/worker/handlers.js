@@ -1,5 +1,7 @@
 // The worker's requests, by type: what each does with the model and the sessions, and what it
 // answers. A second CPU session serves the page's comparison view.
+
+import { keepSnapshot } from '../shared/snapshots.js';
 import * as wire from '../shared/wire.js';
 import {
   backendName,
@@ -14,7 +16,7 @@ import {
   withSession,
 } from './backends.js';
 import { beat, errorText, progress } from './messages.js';
-import { createSession, loadModel, loadModelTimeline, model, snapshotWeights } from './model.js';
+import { createSession, loadModel, loadModelTimeline, model, snapshotWeights, withoutBytes } from './model.js';
 import { facts, loadCpuModule } from './modules.js';
 import { dropRecording, refuseOnRecording, useRecording } from './recording.js';
 import { apply, configure, currentText, forgetSentence, logOp, sentence } from './sentence.js';
@@ -176,6 +178,18 @@ async function snapshot(args) {
   return answer ? reply(answer) : null;
 }
 
+/**
+ * args: { step, loss, heldout, kept, bytes }: a snapshot of the playground's model in training
+ * (www/shared/snapshots.js says which the timeline keeps), used at once as `snapshot` uses one.
+ * Answers { timeline (without weights), index, answer }.
+ */
+async function addSnapshot(args) {
+  if (!model.entry?.playground) throw new Error('the model on screen is not training in the playground');
+  const index = keepSnapshot(model.timeline.snapshots, { ...args, file: `step-${args.step}.safetensors`, lossStep: args.step });
+  const answer = await snapshot({ step: args.step });
+  return { timeline: withoutBytes(model.timeline), index, answer };
+}
+
 export const handlers = {
   /** The facts the page must agree on with the module (www/worker/modules.js facts). */
   facts: () => facts(),
@@ -224,6 +238,7 @@ export const handlers = {
     }),
   ),
   snapshot,
+  addSnapshot,
   /** A new head to look at: the current sentence's answer with that head's stages. */
   async focus(args) {
     setFocus(args);

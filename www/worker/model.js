@@ -45,12 +45,26 @@ async function downloadHeads() {
   }
 }
 
-/** The model's timeline (null for a local model or one without); throws when it cannot be read. */
+/**
+ * The model's timeline (null for a local model or one without); throws when it cannot be read. A
+ * model in training in the playground brings its own, each snapshot's weights with it (`bytes`),
+ * and grows it (handlers.js addSnapshot).
+ */
 export async function loadModelTimeline() {
   model.timeline = null;
   const { entry } = model;
-  model.timeline = entry.local ? null : await loadTimeline(entry.files, (name) => modelFile(name));
-  return model.timeline;
+  if (entry.playground) model.timeline = entry.timeline;
+  else model.timeline = entry.local ? null : await loadTimeline(entry.files, (name) => modelFile(name));
+  return model.timeline && withoutBytes(model.timeline);
+}
+
+/**
+ * A timeline as the page is told it: the snapshots without their weights, and a copy of the log
+ * (a reply hands its buffers over: the worker's own would be gone).
+ */
+export function withoutBytes(timeline) {
+  const log = timeline.log && { steps: timeline.log.steps.slice(), losses: timeline.log.losses.slice() };
+  return { ...timeline, log, snapshots: timeline.snapshots.map(({ bytes, ...snapshot }) => snapshot) };
 }
 
 /** A file of the current model's folder, cached under its hash in models/index.json. */
@@ -90,6 +104,7 @@ async function readLocalModel() {
 
 /** The weights of a timeline snapshot; the last one is the model's own weights file. */
 export function snapshotWeights(snapshot) {
+  if (snapshot.bytes) return snapshot.bytes; // a playground snapshot
   if (snapshot.file === modelFileNames().weights) return model.files.weights.bytes();
   // Silent: a snapshot is small, and the page's loading bar is for loading a model.
   return modelFile(snapshot.file, () => {});
