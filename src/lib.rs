@@ -11,9 +11,11 @@
 //! or from memory for the page's worker.
 //!
 //! Native-only tools live in folders of their own, gated once here: `train` (the loop, recipes,
-//! evaluation, data), `study` (which heads matter, over held-out sentences) and `cli`.
-//! `playground` (a toy model trained from scratch) is shared: native, and in the wasm module
-//! built with the `train` feature (autodiff and optim), which the page loads only for it.
+//! evaluation, data) and `cli`. `playground` (a toy model trained from scratch) and `study`
+//! (which heads matter and what they do, over many sentences, which the playground scores its
+//! model in training with) are shared: native, and in the wasm module built with the `train`
+//! feature (autodiff and optim), which the page loads only for it; `study`'s pruning curve and
+//! held-out decoding stay native.
 
 pub mod error;
 pub mod files;
@@ -23,6 +25,8 @@ pub mod model;
 #[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
 pub mod playground;
 pub mod session;
+#[cfg(any(not(target_arch = "wasm32"), feature = "train"))]
+pub mod study;
 pub mod text;
 pub mod trace;
 #[cfg(target_arch = "wasm32")]
@@ -36,8 +40,6 @@ pub use trace::{AttentionKind, AttentionStack, Trace};
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod study;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 

@@ -323,7 +323,10 @@ fn without_the_causal_mask_the_session_shows_the_full_pass_and_decodes_as_the_tr
         assert_eq!(trace.output, sample.output, "{}", sample.source);
         let rows = trace.rows();
         assert_eq!(trace.causal_mask.rows, rows);
-        assert!(trace.causal_mask.hidden.0.iter().all(|&h| !h), "nothing is hidden");
+        assert!(
+            trace.causal_mask.hidden.0.iter().all(|&h| !h),
+            "nothing is hidden"
+        );
         let (full_self, full_cross, _) = block_on(session.recompute_decoder()).unwrap();
         assert_eq!(trace.decoder_self_attention, full_self, "{}", sample.source);
         assert_eq!(trace.cross_attention, full_cross, "{}", sample.source);

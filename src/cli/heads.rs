@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use crate::files::folder::{read_file, LoadedModel, ModelFolder};
 use crate::study::prune::{self, Metric, PruneCurve};
-use crate::study::roles::{self, HeadRoles, RoleScore};
-use crate::study::{self, MeanImportance};
+use crate::study::report::{HeadRow, HeadsReport};
+use crate::study::{self, roles};
 use crate::train::data::Pair;
 use crate::train::sets::heldout_for;
-use crate::{Error, Result};
+use crate::{block_on, Error, Result};
 
 #[derive(Args)]
 pub(super) struct HeadsArgs {
@@ -43,23 +43,12 @@ pub(super) struct HeadsArgs {
     json: bool,
 }
 
-/// One head's row of the report.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct HeadRow {
-    #[serde(flatten)]
-    importance: MeanImportance,
-    roles: Vec<roles::Role>,
-    scores: Vec<RoleScore>,
-}
-
-/// What `attnscope heads --json` prints.
+/// What `attnscope heads --json` prints: heads.json, and the pruning curve when asked.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Report {
-    model: String,
-    sentences: usize,
-    heads: Vec<HeadRow>,
+    #[serde(flatten)]
+    heads: HeadsReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     pruning: Option<PruneCurve>,
 }
@@ -84,9 +73,9 @@ pub(super) fn run(args: &HeadsArgs) -> Result<()> {
     let started = Instant::now();
     let sources: Vec<&str> = pairs.iter().map(|p| p.source.as_str()).collect();
     let sentences = study::sentences(&loaded, &sources)?;
-    let importance = study::importance(&loaded.model, config, &sentences)?;
+    let importance = block_on(study::importance(&loaded.model, config, &sentences))?;
     eprintln!("importance: {:.1} s", started.elapsed().as_secs_f64());
-    let roles = roles::roles(&loaded.model, config, &sentences)?;
+    let roles = block_on(roles::score(&loaded.model, config, &sentences))?;
     eprintln!("roles: {:.1} s", started.elapsed().as_secs_f64());
     let pruning = if args.prune {
         if pairs.iter().any(|p| p.target.is_empty()) {
@@ -102,19 +91,8 @@ pub(super) fn run(args: &HeadsArgs) -> Result<()> {
     } else {
         None
     };
-    let heads = importance
-        .into_iter()
-        .zip(roles)
-        .map(|(importance, roles): (MeanImportance, HeadRoles)| HeadRow {
-            importance,
-            roles: roles.roles,
-            scores: roles.scores,
-        })
-        .collect();
     let report = Report {
-        model: config.name.clone(),
-        sentences: sentences.len(),
-        heads,
+        heads: HeadsReport::new(config, sentences.len(), importance, roles),
         pruning,
     };
     if args.json {
@@ -127,12 +105,15 @@ pub(super) fn run(args: &HeadsArgs) -> Result<()> {
 
 /// The report as a table, the most important head first.
 fn print_report(report: &Report) {
-    println!("{}: {} sentences", report.model, report.sentences);
+    println!(
+        "{}: {} sentences",
+        report.heads.model, report.heads.sentences
+    );
     println!(
         "{:<14} {:>10} {:>6}  roles (score / threshold)",
         "head", "importance", "hurts"
     );
-    let mut rows: Vec<&HeadRow> = report.heads.iter().collect();
+    let mut rows: Vec<&HeadRow> = report.heads.heads.iter().collect();
     rows.sort_by(|a, b| b.importance.importance.total_cmp(&a.importance.importance));
     for row in rows {
         let roles: Vec<String> = row

@@ -13,7 +13,11 @@
 //!   output token's log-probability most, as the page's attribution view measures it.
 //!
 //! Rows that see one key only (the decoder's first row, whose weight on itself is 1 whatever the
-//! head does) say nothing about a head and are skipped for same, sink and broad.
+//! head does) say nothing about a head and are skipped for same, sink and broad. A decoder trained
+//! without the causal mask (a playground switch) sees every key from every row.
+//!
+//! [`score`] reads the weights asynchronously, so the page's worker can score a model in
+//! training; `roles` runs it to completion natively.
 
 use std::collections::BTreeMap;
 
@@ -21,10 +25,10 @@ use burn::tensor::Tensor;
 use serde::Serialize;
 
 use super::Sentence;
-use crate::block_on;
 use crate::error::{Error, Result};
 use crate::model::ablation::HeadRef;
 use crate::model::config::ModelConfig;
+use crate::model::packed::read;
 use crate::model::{AttentionKind, Transformer};
 use crate::session::heads::{padded, teacher_forced};
 use crate::session::sampling::top_k;
@@ -125,7 +129,7 @@ struct Tally {
 type Tallies = BTreeMap<HeadRef, [Tally; 6]>;
 
 /// Every head's roles over `sentences`, in [`HeadRef::all`]'s order.
-pub fn roles(
+pub async fn score(
     model: &Transformer,
     config: &ModelConfig,
     sentences: &[Sentence],
@@ -135,12 +139,22 @@ pub fn roles(
         .map(|head| (head, [Tally::default(); 6]))
         .collect();
     for sentence in sentences {
-        tally_sentence(&mut tallies, model, config, sentence)?;
+        tally_sentence(&mut tallies, model, config, sentence).await?;
     }
     Ok(tallies
         .into_iter()
         .map(|(head, tally)| head_roles(head, &tally))
         .collect())
+}
+
+/// [`score`], run to completion on this thread (native only).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn roles(
+    model: &Transformer,
+    config: &ModelConfig,
+    sentences: &[Sentence],
+) -> Result<Vec<HeadRoles>> {
+    crate::block_on(score(model, config, sentences))
 }
 
 fn head_roles(head: HeadRef, tally: &[Tally; 6]) -> HeadRoles {
@@ -170,7 +184,7 @@ fn head_roles(head: HeadRef, tally: &[Tally; 6]) -> HeadRoles {
 }
 
 /// Add one sentence's attention rows to every head's tallies.
-fn tally_sentence(
+async fn tally_sentence(
     tallies: &mut Tallies,
     model: &Transformer,
     config: &ModelConfig,
@@ -185,62 +199,50 @@ fn tally_sentence(
     let ids = |ids: &[u32]| padded(&[ids], config.pad_id, &device);
     let encoded = model.encode(ids(src), None);
     let decoded = model.decode(ids(inputs), &encoded, None);
+    // Every block's weights, `[1, heads, rows, cols]` each, read back in one transfer.
+    let mut blocks: Vec<(AttentionKind, usize)> = vec![];
+    let mut weights: Vec<Tensor<1>> = vec![];
+    for (layer, attention) in encoded.attention.iter().enumerate() {
+        blocks.push((AttentionKind::EncoderSelf, layer));
+        weights.push(attention.weights.clone().flatten(0, 3));
+    }
+    for (layer, attention) in decoded.attention.iter().enumerate() {
+        blocks.push((AttentionKind::DecoderSelf, layer));
+        weights.push(attention.self_attention.weights.clone().flatten(0, 3));
+        blocks.push((AttentionKind::Cross, layer));
+        weights.push(attention.cross_attention.weights.clone().flatten(0, 3));
+    }
+    let lengths: Vec<usize> = weights.iter().map(|w| w.dims()[0]).collect();
+    let values = read(Tensor::cat(weights, 0)).await?;
+    let alignment = occlusion_argmax(model, config, sentence).await?;
     let special = |ids: &[u32]| -> Vec<bool> {
         ids.iter()
             .map(|&id| id == config.bos_id || id == config.eos_id)
             .collect()
     };
     let (src_special, tgt_special) = (special(src), special(inputs));
-    let alignment = occlusion_argmax(model, config, sentence)?;
-    for (layer, attention) in encoded.attention.iter().enumerate() {
-        let weights = host(attention.weights.clone())?;
-        let matrix = Matrix::new(
-            src.len(),
-            src.len(),
-            &src_special,
-            AttentionKind::EncoderSelf,
-        );
-        tally_layer(
-            tallies,
-            AttentionKind::EncoderSelf,
-            layer,
-            &weights,
-            &matrix,
-            None,
-        );
-    }
-    for (layer, attention) in decoded.attention.iter().enumerate() {
-        let weights = host(attention.self_attention.weights.clone())?;
-        let matrix = Matrix::new(
-            inputs.len(),
-            inputs.len(),
-            &tgt_special,
-            AttentionKind::DecoderSelf,
-        );
-        tally_layer(
-            tallies,
-            AttentionKind::DecoderSelf,
-            layer,
-            &weights,
-            &matrix,
-            None,
-        );
-        let weights = host(attention.cross_attention.weights.clone())?;
-        let matrix = Matrix::new(inputs.len(), src.len(), &src_special, AttentionKind::Cross);
-        tally_layer(
-            tallies,
-            AttentionKind::Cross,
-            layer,
-            &weights,
-            &matrix,
-            Some(&alignment),
-        );
+    let mut offset = 0;
+    for ((kind, layer), length) in blocks.into_iter().zip(lengths) {
+        let block = values
+            .get(offset..offset + length)
+            .ok_or(Error::Invariant("attention weights read back short"))?;
+        offset += length;
+        let matrix = match kind {
+            AttentionKind::EncoderSelf => Matrix::new(src.len(), src.len(), &src_special, kind),
+            AttentionKind::DecoderSelf => {
+                Matrix::new(inputs.len(), inputs.len(), &tgt_special, kind)
+                    .causal(config.causal_decoder)
+            }
+            AttentionKind::Cross => Matrix::new(inputs.len(), src.len(), &src_special, kind),
+        };
+        let alignment = (kind == AttentionKind::Cross).then_some(alignment.as_slice());
+        tally_layer(tallies, kind, layer, block, &matrix, alignment);
     }
     Ok(())
 }
 
 /// For each output token, the source position whose occlusion lowers its log-probability most.
-fn occlusion_argmax(
+async fn occlusion_argmax(
     model: &Transformer,
     config: &ModelConfig,
     sentence: &Sentence,
@@ -254,7 +256,7 @@ fn occlusion_argmax(
     }
     let source_refs: Vec<&[u32]> = sources.iter().map(Vec::as_slice).collect();
     let targets = vec![sentence.tgt.as_slice(); sources.len()];
-    let log_p = block_on(teacher_forced(model, config, &source_refs, &targets))?;
+    let log_p = teacher_forced(model, config, &source_refs, &targets).await?;
     let rows = sentence.tgt.len() - 1;
     Ok((0..rows)
         .map(|t| {
@@ -272,6 +274,8 @@ struct Matrix<'a> {
     cols: usize,
     special: &'a [bool],
     kind: AttentionKind,
+    /// Whether row `i` sees keys `..= i` only (a causal decoder's self-attention).
+    causal: bool,
 }
 
 impl<'a> Matrix<'a> {
@@ -281,12 +285,19 @@ impl<'a> Matrix<'a> {
             cols,
             special,
             kind,
+            causal: false,
         }
+    }
+
+    /// The same block, seen through the decoder's causal mask when `causal` (a playground
+    /// model may be trained without it).
+    fn causal(self, causal: bool) -> Self {
+        Self { causal, ..self }
     }
 
     /// How many keys row `i` can see.
     fn visible(&self, i: usize) -> usize {
-        if self.kind == AttentionKind::DecoderSelf {
+        if self.causal {
             (i + 1).min(self.cols)
         } else {
             self.cols
@@ -350,12 +361,4 @@ fn tally_matrix(tally: &mut [Tally; 6], w: &[f32], m: &Matrix<'_>, alignment: Op
             );
         }
     }
-}
-
-/// A tensor's values on the host (native only: the study never runs in the browser).
-fn host<const D: usize>(tensor: Tensor<D>) -> Result<Vec<f32>> {
-    tensor
-        .into_data()
-        .try_to_vec::<f32>()
-        .map_err(|e| Error::Backend(format!("{e:?}")))
 }
