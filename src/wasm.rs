@@ -2,7 +2,8 @@
 //! [`crate::session::Session`]); the facts the page must not keep its own copy of (`facts`:
 //! file names, the attention kinds, the decodings, the widest beam, the default focus); the
 //! backend policy (`backend`); weights streamed into the module (`weights`) and a Hugging Face
-//! folder converted (`import`). This file holds what they all use: the start function, and how
+//! folder converted (`import`); with the `train` feature, the playground's trainer
+//! (`playground`). This file holds what they all use: the start function, and how
 //! errors and values cross.
 //!
 //! Every answer is the same [`crate::session::Answer`] that `attnscope trace --json` prints,
@@ -19,6 +20,8 @@ use crate::error::Error;
 mod backend;
 mod facts;
 mod import;
+#[cfg(feature = "train")]
+mod playground;
 mod session;
 mod weights;
 

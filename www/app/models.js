@@ -232,6 +232,7 @@ async function loadSnapshot(index) {
     if (client.inUse() !== worker) return; // another model was loaded meanwhile
     clearMessageUnlessInfo();
     state.snapshot = index;
+    if (result && Object.hasOwn(result, 'heads')) state.headStudy = result.heads; // a playground snapshot's heads.json
     views.timeline.show(index);
     // In beam mode the search itself depends on the weights: search again with the new ones.
     if (result && decoding() === BEAM) await translate();

@@ -24,11 +24,12 @@ const live = {
   showing: null, // resolves when the snapshots waiting have been shown
 };
 
-/** A snapshot notice as a timeline entry ({ step, loss, heldout, kept, bytes }). */
+/** A snapshot notice as a timeline entry ({ step, loss, heldout, kept, bytes, heads: heads.json's bytes }). */
 function entryOf(notice) {
   const at = live.log.steps.lastIndexOf(notice.step);
   const loss = at >= 0 ? live.log.losses[at] : Number.NaN;
-  return { step: notice.step, loss, heldout: live.heldout, kept: notice.kept, bytes: notice.folder.weights };
+  const { weights, heads } = notice.folder;
+  return { step: notice.step, loss, heldout: live.heldout, kept: notice.kept, bytes: weights, heads };
 }
 
 /** The run's timeline as the page's state holds it (www/worker/training.js's shape). */
@@ -82,8 +83,9 @@ async function showWaiting() {
     keepWeights(notice);
     const worker = parts.client.inUse();
     try {
-      const { timeline, index, answer } = await call('addSnapshot', entry);
+      const { timeline, index, answer, heads } = await call('addSnapshot', entry);
       if (parts.client.inUse() !== worker || state.model !== live.model) return;
+      state.headStudy = heads;
       state.timeline = { ...timelineOf([]), snapshots: timeline.snapshots };
       state.snapshot = index;
       refresh('timeline');

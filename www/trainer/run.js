@@ -10,6 +10,7 @@
 // EVALUATE_EVERY steps, and at every power of two (the snapshots the timeline keeps, `kept`);
 // { type: 'state', state, steps, problem? } as the run starts, pauses, finishes or diverges.
 import { modelFileNames, Playground } from '../pkg/train/attnscope.js';
+import { HEADS_FILE } from '../worker/model-folder.js';
 import { post } from './notices.js';
 
 /** A chunk of steps takes about this long. */

@@ -7,7 +7,8 @@
 // (problem: { key, params } of www/ui/i18n, from the module's JsError). The run itself posts
 // notices (www/trainer/run.js): { type: 'reports' }, { type: 'evaluation' }, { type: 'snapshot' },
 // { type: 'state' }, and { type: 'alive' } every HEARTBEAT_MS and after each chunk of steps
-// (app/liveness.js's watch, as the model's worker).
+// (app/liveness.js's watch, as the model's worker). `memory` answers the training module's wasm
+// memory in bytes (it only grows: the tests and the soak bench watch it across runs).
 //
 // Training runs on the CPU: a model of 30,000 parameters is hundreds of tiny kernels a step,
 // where WebGPU pays a dispatch and a readback for each (docs/playground.md, "Which backend").
@@ -29,6 +30,7 @@ const handlers = {
   step: ({ n }) => stepOnce(n ?? 1),
   evaluate: () => evaluateNow(),
   folder: () => folder(),
+  memory: async () => (await loading).memory.buffer.byteLength,
 };
 
 async function answer({ id, type, args }) {

@@ -17,7 +17,8 @@ import {
 } from './backends.js';
 import { beat, errorText, progress } from './messages.js';
 import { createSession, loadModel, loadModelTimeline, model, snapshotWeights, withoutBytes } from './model.js';
-import { facts, loadCpuModule } from './modules.js';
+import { parseHeads } from './model-folder.js';
+import { attentionKinds, facts, loadCpuModule } from './modules.js';
 import { dropRecording, refuseOnRecording, useRecording } from './recording.js';
 import { apply, configure, currentText, forgetSentence, logOp, sentence } from './sentence.js';
 
@@ -165,6 +166,8 @@ async function compare(args) {
 async function snapshot(args) {
   const entry = model.timeline?.snapshots.find((s) => s.step === args.step);
   if (!entry) throw new Error(`this model has no training snapshot at step ${args.step}`);
+  // A playground snapshot brings its own heads.json: the Heads panel speaks of these weights.
+  if (entry.heads) model.heads = parseHeads(new TextDecoder().decode(entry.heads), attentionKinds());
   if (entry.recorded) {
     // The session keeps the final weights; the recording answers for the sentences it holds.
     await useRecording(entry, model.timeline.sentences, await snapshotWeights(entry));
@@ -175,19 +178,20 @@ async function snapshot(args) {
   const answer = await apply(currentSession(), op);
   logOp(op);
   dropComparison(); // made again with these weights when next asked
-  return answer ? reply(answer) : null;
+  if (!answer) return null;
+  return entry.heads ? { ...reply(answer), heads: model.heads } : reply(answer);
 }
 
 /**
  * args: { step, loss, heldout, kept, bytes }: a snapshot of the playground's model in training
  * (www/shared/snapshots.js says which the timeline keeps), used at once as `snapshot` uses one.
- * Answers { timeline (without weights), index, answer }.
+ * Answers { timeline (without weights), index, answer, heads (parseHeads of its heads.json) }.
  */
 async function addSnapshot(args) {
   if (!model.entry?.playground) throw new Error('the model on screen is not training in the playground');
   const index = keepSnapshot(model.timeline.snapshots, { ...args, file: `step-${args.step}.safetensors`, lossStep: args.step });
   const answer = await snapshot({ step: args.step });
-  return { timeline: withoutBytes(model.timeline), index, answer };
+  return { timeline: withoutBytes(model.timeline), index, answer, heads: model.heads };
 }
 
 export const handlers = {
