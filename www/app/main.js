@@ -144,18 +144,30 @@ function wireFiles() {
  */
 function wirePlayground() {
   const details = $('playground-details');
-  let opening = null;
-  const open = () => {
-    opening ??= import('../playground/panel.js')
-      .then(({ createPlayground }) => createPlayground($('playground'), { onNotice: followTraining }))
-      .catch((error) => {
-        opening = null;
-        showMessage(t('playground.loadFailed', { error: error.message }));
-      });
-    return opening;
-  };
-  details.addEventListener('toggle', () => details.open && open());
+  details.addEventListener('toggle', () => details.open && openPlayground());
   if (linkOpensPlayground(location.hash)) details.open = true;
+}
+
+let playground = null; // the panel's promise, once opened
+
+/** The playground, opened (and loaded, the first time): resolves to its panel, or null when it failed. */
+function openPlayground() {
+  $('playground-details').open = true;
+  playground ??= import('../playground/panel.js')
+    .then(({ createPlayground }) => createPlayground($('playground'), { onNotice: followTraining }))
+    .catch((error) => {
+      playground = null;
+      showMessage(t('playground.loadFailed', { error: error.message }));
+      return null;
+    });
+  return playground;
+}
+
+/** The lesson's link to an experiment: the playground opens, in view, and trains its two runs. */
+async function runExperiment(id) {
+  const panel = await openPlayground();
+  $('playground-panel').scrollIntoView({ block: 'start' });
+  await panel?.runExperiment(id);
 }
 
 /** Everything with words, in the language just chosen (elements with data-i18n* are done already). */
@@ -209,7 +221,7 @@ async function main() {
   parts.views = createViews(ACT);
   parts.lesson = createLesson({
     button: $('lesson-button'),
-    page: { state, journey: parts.views.journey, select, switchModel, onChange: viewChanged },
+    page: { state, journey: parts.views.journey, select, switchModel, runExperiment, onChange: viewChanged },
   });
   // The worker and its wasm module start while the model list is fetched: neither needs the other.
   const facts = timed('boot: worker and CPU module', learnFacts);

@@ -8,7 +8,8 @@
 // the step left. The step is part of the link (`lesson=N`): `onChange` tells the page.
 //
 // page: { state (app/store.js: trace, stages, config, positional, model, models, selection),
-//   journey (www/views/journey.js), select(selection), switchModel(name), onChange() }.
+//   journey (www/views/journey.js), select(selection), switchModel(name), runExperiment(id) (the
+//   playground's experiment, www/playground/panel.js), onChange() }.
 import { el } from '../ui/dom.js';
 import { onLanguageChange } from '../ui/i18n.js';
 import { defaultPick } from '../views/journey.js';
@@ -120,19 +121,24 @@ async function context(lesson, definition) {
   };
 }
 
-/** The step's action (switching the model to show the other LayerNorm placement), if it has one. */
+/**
+ * The step's action, if it has one: switching the model to show the other LayerNorm placement
+ * ({ key: 'switchModel', model }), or the playground's experiment that tests the step's claim
+ * ({ key: 'experiment', id }: it opens the playground and trains both runs).
+ */
 function renderAction({ ui, page }, definition, ctx) {
   const wanted = ctx && !ctx.missing && definition.action ? definition.action(ctx) : null;
   if (!wanted) {
     ui.action.replaceChildren();
     return;
   }
+  const experiment = wanted.key === 'experiment';
   const run = el('button', {
-    text: lessonUi('switchModel', { model: wanted.model }),
+    text: lessonUi(wanted.key, experiment ? { id: wanted.id } : { model: wanted.model }),
     attrs: { type: 'button' },
-    data: { model: wanted.model },
+    data: experiment ? { experiment: wanted.id } : { model: wanted.model },
   });
-  run.addEventListener('click', () => page.switchModel(wanted.model));
+  run.addEventListener('click', () => (experiment ? page.runExperiment(wanted.id) : page.switchModel(wanted.model)));
   ui.action.replaceChildren(run);
 }
 

@@ -159,6 +159,7 @@ export const STEPS = [
     panel: '#stages',
     needs: 'journey',
     select: (ctx) => ({ kind: selfKind(ctx), layer: ctx.pick.layer, head: ctx.pick.head }),
+    action: () => ({ key: 'experiment', id: 'C' }),
     params: (ctx) => {
       const j = ctx.journey;
       const { keys } = visibleKeys(ctx);
@@ -202,6 +203,7 @@ export const STEPS = [
     id: 'positional',
     panel: '#positional',
     needs: 'journey',
+    action: () => ({ key: 'experiment', id: 'A' }),
     params: async (ctx) => {
       const j0 = ctx.pick.layer === 0 ? ctx.journey : await ctx.fetch({ ...ctx.pick, layer: 0 });
       const p = ctx.positional;
@@ -246,6 +248,7 @@ export const STEPS = [
     id: 'causal',
     panel: '#masks',
     needs: 'decoder',
+    action: () => ({ key: 'experiment', id: 'B' }),
     params: (ctx) => {
       const tokens = ctx.trace.tgtTokens;
       const rows = ctx.trace.decoderSelfAttention.queries;
