@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Build the three browser modules: pkg/cpu/ (burn's flex CPU backend only: small, loads first),
-# pkg/webgpu/ (adds burn-wgpu; loaded only when WebGPU is used) and pkg/train/ (the CPU module
+# Build the four browser modules: pkg/cpu/ (burn's flex CPU backend only: small, loads first),
+# pkg/webgpu/ (adds burn-wgpu; loaded only when WebGPU is used), pkg/train/ (the CPU module
 # with burn's autodiff and optimizers: the playground's training worker loads it when the
-# playground opens). Each is cargo (wasm32;
-# profile release for the CPU module, wasm-webgpu for the other) → wasm-bindgen --target web
+# playground opens) and pkg/train-webgpu/ (the training module with burn-wgpu too: the training
+# worker loads it only when the learner picked WebGPU). Each is cargo (wasm32;
+# profile release for the CPU modules, wasm-webgpu for the WebGPU ones) → wasm-bindgen --target web
 # (CLI pinned to Cargo.lock's version) → wasm-opt (npm's binaryen). Idempotent: a module whose
 # cargo output did not change is not re-processed. pkg/manifest.json lists the modules present and,
-# once all three are the build of one tree, the hash of its inputs (pkg/inputs.txt): pkg/ is
+# once all of them are the build of one tree, the hash of its inputs (pkg/inputs.txt): pkg/ is
 # committed, and scripts/serve.sh serves it without building when they are this tree's
 # (docs/tests.md#the-committed-build-pkg).
-#   scripts/build-wasm.sh [cpu] [webgpu] [train]   (all three by default; scripts/serve.sh builds them apart)
+#   scripts/build-wasm.sh [cpu] [webgpu] [train] [train-webgpu]
+#     (by default scripts/pkg-inputs.mjs's MODULES; scripts/serve.sh builds them apart)
 #   WASM_OPT_LEVEL=-O1 (default; -Oz gives larger gzipped modules and takes far longer) | -Oz | none
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh

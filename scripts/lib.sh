@@ -34,15 +34,17 @@ ensure_wasm_bindgen() {
   fi
 }
 
-# The three wasm modules (scripts/build-wasm.sh): NAME → cargo profile and features. The training
-# module shares the CPU module's profile: cargo keeps both feature sets' artifacts side by side, so
+# The four wasm modules (scripts/build-wasm.sh): NAME → cargo profile and features. The training
+# module shares the CPU module's profile (train-webgpu, the training module with WebGPU, the
+# WebGPU module's): cargo keeps both feature sets' artifacts side by side, so
 # neither rebuilds the other's dependencies (each build leaves its own attnscope.wasm at the same
 # path, which wasm_package takes at once).
-wasm_profile() { [ "$1" = webgpu ] && echo wasm-webgpu || echo release; }
+wasm_profile() { case "$1" in webgpu | train-webgpu) echo wasm-webgpu ;; *) echo release ;; esac; }
 wasm_features() {
   case "$1" in
     webgpu) echo "--features webgpu" ;;
     train) echo "--features train" ;;
+    train-webgpu) echo "--features webgpu,train" ;;
   esac
 }
 wasm_raw() { # the cargo output of module NAME (cargo honours CARGO_TARGET_DIR: CI may keep one outside the clone)

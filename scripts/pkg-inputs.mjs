@@ -27,7 +27,7 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const pkg = join(root, 'pkg');
 
 /** The modules of a full build (scripts/build-wasm.sh), in the order it builds them. */
-export const MODULES = ['cpu', 'webgpu', 'train'];
+export const MODULES = ['cpu', 'webgpu', 'train', 'train-webgpu'];
 
 /**
  * What a build reads from the tree: the crate, the lock files (wasm-bindgen's version is

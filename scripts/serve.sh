@@ -50,7 +50,7 @@ echo "first page ready after $((SECONDS - started)) s"
 (nice -n 10 "$ROOT/scripts/build-wasm.sh" webgpu > artifacts/webgpu-build.log 2>&1 &&
   echo "WebGPU module ready after $((SECONDS - started)) s" ||
   echo "the WebGPU module failed to build (artifacts/webgpu-build.log); the page stays on the CPU"
-nice -n 10 "$ROOT/scripts/build-wasm.sh" train > artifacts/train-build.log 2>&1 &&
-  echo "training module ready after $((SECONDS - started)) s" ||
-  echo "the training module failed to build (artifacts/train-build.log); the playground cannot train") &
+nice -n 10 "$ROOT/scripts/build-wasm.sh" train train-webgpu > artifacts/train-build.log 2>&1 &&
+  echo "training modules ready after $((SECONDS - started)) s" ||
+  echo "the training modules failed to build (artifacts/train-build.log): the playground cannot train, or trains on the CPU") &
 serve

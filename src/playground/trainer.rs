@@ -56,15 +56,21 @@ pub struct Trainer {
 
 impl Trainer {
     /// A fresh run of `config` on `device` (a CPU or WebGPU device; the trainer adds autodiff).
-    /// The same config gives the same initial weights, the same batches and, on the CPU, the
-    /// same curve bit for bit.
+    /// The same config gives the same initial weights (on every backend), the same batches and,
+    /// on the CPU, the same curve bit for bit.
     pub fn new(config: PlaygroundConfig, device: &Device) -> Result<Self> {
         config.validate()?;
         let data = TaskData::new(config.task, config.seed);
         let model_config = config.model_config(&data);
         model_config.validate()?;
         let device = device.clone().autodiff();
-        let model = fresh_model(&model_config, &device, config.seed)?;
+        // The initial weights are drawn on the CPU (burn's generator differs per backend), then
+        // moved (detached, still trainable): every backend starts from the CPU's weights.
+        let cpu = Device::flex().autodiff();
+        let mut model = fresh_model(&model_config, &cpu, config.seed)?;
+        if device != cpu {
+            model = model.fork(&device);
+        }
         Ok(Self {
             vocabularies: Vocabularies::new(&data)?,
             optimizer: AdamConfig::new()

@@ -1,5 +1,6 @@
-//! The playground's training worker's boundary (the `train` feature's module, pkg/train/): one
-//! exported type, `Playground`, over [`crate::playground::Trainer`] on burn's CPU backend, and
+//! The playground's training worker's boundary (the `train` feature's modules: pkg/train/ on the
+//! CPU, pkg/train-webgpu/ with WebGPU too): one exported type, `Playground`, over
+//! [`crate::playground::Trainer`] on burn's CPU backend or WebGPU, and
 //! the facts the page builds its switches and presets from. Settings cross as the same camelCase
 //! JSON a link carries, checked field by field; a divergence is an error with its own key
 //! (`error.diverged`) and the step it stopped at. Every readback is async.
@@ -98,7 +99,7 @@ struct Info {
     example: String,
 }
 
-/// A model in training, on the CPU.
+/// A model in training, on the CPU or on WebGPU.
 #[wasm_bindgen]
 pub struct Playground {
     trainer: Trainer,
@@ -112,6 +113,25 @@ impl Playground {
         super::constructors::run_once();
         let config = PlaygroundConfig::from_json(config).map_err(js_error)?;
         let trainer = Trainer::new(config, &Device::flex()).map_err(js_error)?;
+        Ok(Self { trainer })
+    }
+
+    /// A fresh run of `config` (as [`Playground::new`]) on `backend`: 'cpu' (burn's flex) or
+    /// 'webgpu' (the worker's wgpu device, initialised asynchronously; only in a module built
+    /// with the `webgpu` feature). The initial weights are the CPU's on both.
+    pub async fn create(config: String, backend: String) -> Result<Playground, JsError> {
+        super::constructors::run_once();
+        let config = PlaygroundConfig::from_json(&config).map_err(js_error)?;
+        let device = match backend.as_str() {
+            "cpu" => Device::flex(),
+            "webgpu" => super::backend::webgpu_device().await.map_err(js_error)?,
+            other => {
+                return Err(js_error(Error::Usage(format!(
+                    "unknown training backend {other:?}: use cpu or webgpu"
+                ))))
+            }
+        };
+        let trainer = Trainer::new(config, &device).map_err(js_error)?;
         Ok(Self { trainer })
     }
 

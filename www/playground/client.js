@@ -11,6 +11,13 @@ import { createLiveness } from '../app/liveness.js';
 /** Whether the page runs in test mode (www/boot.js): the worker is told too. */
 const testing = () => new URLSearchParams(location.search).has('test');
 
+/**
+ * The backend a run trains on: 'webgpu' only where the page's backend menu (#backend-select) is
+ * set to WebGPU explicitly; 'auto' and 'cpu' train on the CPU (docs/playground.md, "Which backend
+ * trains").
+ */
+const trainingBackend = () => (document.getElementById('backend-select')?.value === 'webgpu' ? 'webgpu' : 'cpu');
+
 /** What a request to a lost worker is rejected with. */
 function lostError(reason) {
   const error = new Error(`the training worker stopped (${reason})`);
@@ -19,7 +26,8 @@ function lostError(reason) {
 }
 
 /**
- * A training worker, started now. Methods answer promises: facts(), check(config), start(config),
+ * A training worker, started now. Methods answer promises: facts(), check(config), start(config, backend?)
+ * (backend: 'webgpu' or 'cpu'; by default the page's menu's, as trainingBackend says),
  * train() (resolves when training stops, with the state), pause(), step(n), evaluate(), folder(),
  * close(). A rejected request carries `problem` ({ key, params }) when the page has words for it.
  */
@@ -72,7 +80,7 @@ export function createTrainingClient({ onNotice, onLost }) {
   return {
     facts: () => call('facts'),
     check: (config) => call('check', { config }),
-    start: (config) => call('start', { config }),
+    start: (config, backend = trainingBackend()) => call('start', { config, backend }),
     train: () => call('train'),
     pause: () => call('pause'),
     step: (n = 1) => call('step', { n }),

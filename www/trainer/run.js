@@ -45,19 +45,58 @@ function setState(state, problem = null) {
   post({ type: 'state', state, steps: run.playground?.steps() ?? 0, problem });
 }
 
-/** A fresh run of `config` (dropping the one before): its info (Playground.info). */
-export async function startRun(config) {
+let webgpuModule = null;
+
+/** pkg/train-webgpu (the training module with WebGPU), loaded the first time it is asked for. */
+function trainWebgpu() {
+  webgpuModule ??= import('../pkg/train-webgpu/attnscope.js').then(async (module) => {
+    await module.default({ module_or_path: new URL('../pkg/train-webgpu/attnscope_bg.wasm', import.meta.url) });
+    return module;
+  });
+  return webgpuModule;
+}
+
+const problemOf = (error) =>
+  typeof error?.key === 'string'
+    ? { key: error.key, params: error.params ?? {} }
+    : { key: 'error.webGpuUnavailable', params: { reason: error?.message || String(error) } };
+
+/**
+ * A Playground of `config` on `backend`: 'webgpu' (pkg/train-webgpu, initial weights the CPU's)
+ * or the CPU (pkg/train). Where WebGPU fails to start, the CPU, with the reason as `fallback`.
+ */
+async function createPlayground(config, backend) {
+  const json = JSON.stringify(config);
+  if (backend === 'webgpu') {
+    try {
+      const { Playground: GpuPlayground } = await trainWebgpu();
+      return { playground: await GpuPlayground.create(json, 'webgpu'), backend: 'webgpu', fallback: null };
+    } catch (error) {
+      if (error?.key !== 'error.webGpuUnavailable' && typeof error?.key === 'string') throw error;
+      return { playground: new Playground(json), backend: 'cpu', fallback: problemOf(error) };
+    }
+  }
+  return { playground: new Playground(json), backend: 'cpu', fallback: null };
+}
+
+/**
+ * A fresh run of `config` on `backend` ('webgpu' or 'cpu', the default), dropping the one
+ * before: its info (Playground.info) with `backend` (the one it trains on) and `fallback`
+ * ({ key, params } where WebGPU was asked for and could not start, else null).
+ */
+export async function startRun(config, backend = 'cpu') {
   run.running = false;
   await run.loop;
   return exclusive(async () => {
-    const next = new Playground(JSON.stringify(config));
+    const made = await createPlayground(config, backend);
+    const next = made.playground;
     run.playground?.free();
     run.playground = next;
     run.config = next.info().config;
     run.lastEvaluated = -1;
     run.timings = [];
     run.chunk = 4;
-    const info = next.info();
+    const info = { ...next.info(), backend: made.backend, fallback: made.fallback };
     setState('idle');
     await snapshot(true);
     return info;
@@ -66,12 +105,17 @@ export async function startRun(config) {
 
 const isPowerOfTwo = (n) => n > 0 && (n & (n - 1)) === 0;
 
-/** Post the current weights as a model folder; `kept`: the timeline keeps it. */
+/**
+ * Post the current weights as a model folder, with its heads.json (each head's roles and
+ * importance over 32 held-out examples, scored by the module); `kept`: the timeline keeps it.
+ */
 async function snapshot(kept) {
   const folder = await run.playground.modelFolder();
+  folder.heads = await run.playground.heads();
   const step = run.playground.steps();
+  const names = { ...modelFileNames(), heads: HEADS_FILE };
   post(
-    { type: 'snapshot', step, folder, names: modelFileNames(), kept },
+    { type: 'snapshot', step, folder, names, kept },
     Object.values(folder).map((a) => a.buffer),
   );
 }

@@ -10,8 +10,10 @@
 // (app/liveness.js's watch, as the model's worker). `memory` answers the training module's wasm
 // memory in bytes (it only grows: the tests and the soak bench watch it across runs).
 //
-// Training runs on the CPU: a model of 30,000 parameters is hundreds of tiny kernels a step,
-// where WebGPU pays a dispatch and a readback for each (docs/playground.md, "Which backend").
+// Training runs on the CPU unless `start` names backend 'webgpu' (the page's backend menu set to
+// WebGPU explicitly): then pkg/train-webgpu is loaded (only then) and the run trains there. A
+// model of 30,000 parameters is hundreds of tiny kernels a step, where WebGPU pays a dispatch for
+// each, so `auto` trains on the CPU (docs/playground.md, "Which backend trains").
 import init, { checkPlaygroundConfig, modelFileNames, playgroundFacts } from '../pkg/train/attnscope.js';
 import { post } from './notices.js';
 import { evaluateNow, folder, pause, startRun, stepOnce, train } from './run.js';
@@ -24,7 +26,7 @@ const loading = init({ module_or_path: new URL('../pkg/train/attnscope_bg.wasm',
 const handlers = {
   facts: () => ({ ...playgroundFacts(), fileNames: modelFileNames() }),
   check: ({ config }) => checkPlaygroundConfig(JSON.stringify(config)),
-  start: ({ config }) => startRun(config),
+  start: ({ config, backend }) => startRun(config, backend === 'webgpu' ? 'webgpu' : 'cpu'),
   train: () => train(),
   pause: () => pause(),
   step: ({ n }) => stepOnce(n ?? 1),
