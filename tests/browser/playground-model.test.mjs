@@ -86,6 +86,17 @@ test(
         [...Array(digits).keys()].map((i) => digits - 1 - i),
       );
 
+      // The Heads panel speaks of the weights in training: the snapshot's heads.json, scored by the
+      // training module over 32 held-out examples; the reversal's cross heads align.
+      const study = await page.evaluate(() => window.__attnscope.state.headStudy);
+      assert.equal(study.sentences, 32);
+      const cross = study.heads.filter((h) => h.kind === 'cross');
+      assert.equal(cross.length, 2);
+      assert.ok(
+        cross.some((h) => h.roles.includes('alignment')),
+        JSON.stringify(cross.map((h) => h.roles)),
+      );
+
       // The timeline keeps the run's power-of-two snapshots and its last step.
       const kept = await page.evaluate(() => window.__attnscope.state.timeline.snapshots.map((s) => s.step));
       assert.deepEqual(kept, [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1500]);
