@@ -39,7 +39,7 @@ function timelineOf(snapshots) {
     heldoutMetric: 'greedy exact match',
     heldoutPairs: null,
     live: true,
-    snapshots: snapshots.map(({ bytes, ...snapshot }) => snapshot),
+    snapshots: snapshots.map(({ bytes, heads, ...snapshot }) => snapshot),
     log: { steps: Float32Array.from(live.log.steps), losses: Float32Array.from(live.log.losses) },
   };
 }

@@ -1,15 +1,17 @@
 // The playground's chart: for one run or two (an experiment's arms), the training loss
 // (teacher-forced, each step's batch; drawn as the mean over the steps under each pixel), the
 // held-out loss and, below, the held-out exact match under greedy decoding. The data grow as the
-// notices come; the canvas is redrawn at most once an animation frame, at device-pixel
+// notices come; the canvas is redrawn at most every MIN_REDRAW_MS, at an animation frame, at device-pixel
 // resolution. One paint routine draws the canvas and the SVG export (www/draw/svg.js).
-import { drawingContext } from '../draw/canvas.js';
+import { cpuCanvas, drawingContext } from '../draw/canvas.js';
 import { fontOf, svgContext } from '../draw/svg.js';
 import { seriesColour, theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
 import { savePng, saveSvg } from '../ui/export.js';
 import { t } from '../ui/i18n.js';
 
+/** The chart is drawn at most this often while a run trains. */
+const MIN_REDRAW_MS = 250;
 /** The chart's height in CSS px, and on a narrow screen. */
 const HEIGHT = 320;
 const NARROW_HEIGHT = 280;
@@ -219,13 +221,15 @@ export function paint(ctx, runs, width, height) {
  * redraw(), figure(), json() }. `names()` gives the exported files' base name.
  */
 export function createChart(container, { names }) {
-  const canvas = el('canvas', { className: 'playground-chart', i18nLabel: 'playground.chart.label', attrs: { role: 'img' } });
+  // A CPU canvas: a GPU one waits on the GPU process to draw, which under a software GPU shares
+  // the cores with training (benches/RESULTS.md, the soak).
+  const canvas = cpuCanvas({ className: 'playground-chart', i18nLabel: 'playground.chart.label', attrs: { role: 'img' } });
   const buttons = ['png', 'svg', 'json'].map((format) =>
     el('button', { className: 'export-button', text: format.toUpperCase(), attrs: { type: 'button' }, data: { format } }),
   );
   container.append(el('div', { className: 'export', attrs: { role: 'group' } }, ...buttons), canvas);
   const runs = [];
-  const scheduled = { frame: 0 }; // the animation frame asked for, 0 when none
+  const scheduled = { frame: 0, timer: 0, last: 0 }; // the frame or timer asked for, and when it last drew
 
   const size = () => {
     const width = Math.max(280, Math.floor(container.clientWidth || 600));
@@ -233,13 +237,23 @@ export function createChart(container, { names }) {
   };
   const draw = () => {
     scheduled.frame = 0;
+    scheduled.last = performance.now();
     if (!canvas.isConnected || !container.clientWidth) return;
     const { width, height } = size();
     paint(drawingContext(canvas, width, height), runs, width, height);
   };
-  /** Draw at the next animation frame (once, however many notices came). */
+  /** Draw at the next animation frame, at most every MIN_REDRAW_MS (once, however many notices came). */
   const redraw = () => {
-    scheduled.frame ||= requestAnimationFrame(draw);
+    if (scheduled.frame || scheduled.timer) return;
+    const wait = scheduled.last + MIN_REDRAW_MS - performance.now();
+    if (wait <= 0) {
+      scheduled.frame = requestAnimationFrame(draw);
+      return;
+    }
+    scheduled.timer = setTimeout(() => {
+      scheduled.timer = 0;
+      scheduled.frame ||= requestAnimationFrame(draw);
+    }, wait);
   };
   new ResizeObserver(redraw).observe(container);
 

@@ -1,7 +1,7 @@
 // Watch it learn: the training loss of every optimizer step and the held-out figure of each saved
 // snapshot, over a log step axis, with a slider, a click on the plot and a Play button that pick
 // the snapshot whose weights the page uses.
-import { drawingContext } from '../draw/canvas.js';
+import { cpuCanvas, drawingContext } from '../draw/canvas.js';
 import { fontOf, svgContext } from '../draw/svg.js';
 import { theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
@@ -55,12 +55,36 @@ function stepTicks(maxStep) {
   return ticks;
 }
 
+/**
+ * A line through `count` points, one vertex per pixel column (the mean of its points): a training
+ * run's 60,000 steps cost what 600 do.
+ */
 function polyline(ctx, count, x, y) {
   ctx.beginPath();
+  let column = null;
+  let sum = 0;
+  let points = 0;
+  let started = false;
+  const flush = () => {
+    if (!points) return;
+    if (started) ctx.lineTo(column, sum / points);
+    else ctx.moveTo(column, sum / points);
+    started = true;
+  };
   for (let i = 0; i < count; i++) {
-    if (i) ctx.lineTo(x(i), y(i));
-    else ctx.moveTo(x(i), y(i));
+    const px = Math.round(x(i));
+    const py = y(i);
+    if (!Number.isFinite(py)) continue;
+    if (px !== column) {
+      flush();
+      column = px;
+      sum = 0;
+      points = 0;
+    }
+    sum += py;
+    points += 1;
   }
+  flush();
   ctx.stroke();
 }
 
@@ -203,7 +227,9 @@ function elements(container) {
     el('label', { className: 'timeline-slider-label' }, el('span', { i18n: 'timeline.snapshot' }), ' ', slider),
     readout,
   );
-  const canvas = el('canvas', { className: 'timeline-plot', attrs: { role: 'img' } });
+  // A CPU canvas: a GPU one waits on the GPU process, which a software GPU shares with the
+  // playground's training (benches/RESULTS.md, the soak).
+  const canvas = cpuCanvas({ className: 'timeline-plot', attrs: { role: 'img' } });
   const legend = el('div', { className: 'legend' });
   const recorded = el('div', { className: 'timeline-sentences', attrs: { id: 'timeline-sentences' } });
   recorded.hidden = true;

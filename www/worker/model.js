@@ -59,12 +59,12 @@ export async function loadModelTimeline() {
 }
 
 /**
- * A timeline as the page is told it: the snapshots without their weights, and a copy of the log
- * (a reply hands its buffers over: the worker's own would be gone).
+ * A timeline as the page is told it: the snapshots without their weights and heads.json, and a
+ * copy of the log (a reply hands its buffers over: the worker's own would be gone).
  */
 export function withoutBytes(timeline) {
   const log = timeline.log && { steps: timeline.log.steps.slice(), losses: timeline.log.losses.slice() };
-  return { ...timeline, log, snapshots: timeline.snapshots.map(({ bytes, ...snapshot }) => snapshot) };
+  return { ...timeline, log, snapshots: timeline.snapshots.map(({ bytes, heads, ...snapshot }) => snapshot) };
 }
 
 /** A file of the current model's folder, cached under its hash in models/index.json. */
