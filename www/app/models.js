@@ -98,8 +98,6 @@ function showModel(model, info) {
   clearMessageForModel();
   if (info.timelineNote) showMessage(messageText(info.timelineNote), 'info');
   if (info.notes?.length) showMessage(t('openModel.importNotes', { notes: info.notes.join(' · ') }), 'info');
-  const off = switchesOff(info.config);
-  if (off.length) showMessage(t('model.switchesOff', { switches: off.join('; ') }), 'info');
   announce('model-loaded', { model, info });
 }
 
@@ -130,9 +128,12 @@ export function showModelDescription() {
   const about = state.model?.about;
   const inLanguage = (texts) => texts?.[language()] ?? texts?.en;
   const description = inLanguage(about?.description) ?? state.config?.description ?? '';
-  $('model-description').textContent = state.model?.local
-    ? [t('openModel.fromComputer'), description].filter(Boolean).join(' ')
-    : description;
+  // A model with part of the paper's design switched off (a playground model) says which.
+  const off = state.config ? switchesOff(state.config) : [];
+  const offText = off.length ? t('model.switchesOff', { switches: off.join('; ') }) : '';
+  $('model-description').textContent = [state.model?.local ? t('openModel.fromComputer') : '', description, offText]
+    .filter(Boolean)
+    .join(' ');
   const credits = (about?.credits ?? []).map((credit) =>
     credit.url
       ? el('a', { text: inLanguage(credit), attrs: { href: credit.url, rel: 'noopener' } })

@@ -169,6 +169,7 @@ export const STEPS = [
       const kind = selfKind(ctx);
       const entropy = stages?.kind === kind && stages.layer === ctx.pick.layer ? stages : null;
       return {
+        variant: ctx.config.scaledAttention === false ? 'unscaled' : 'scaled',
         ...where(ctx),
         dK: fromJourney(j, 'dK', 0),
         maxScore: fromJourney(j, `selfAttention.heads.${h}.scores.${best}`),
@@ -215,6 +216,7 @@ export const STEPS = [
         words(')'),
       ];
       return {
+        variant: p.kind ?? 'sinusoidal',
         token: tok(j0.token),
         position: fromJourney(j0, 'position', 0),
         e0: fromJourney(j0, 'embedding.0'),
@@ -255,6 +257,7 @@ export const STEPS = [
       const row = Math.min(1, rows - 1);
       const keys = [...Array(Math.min(rows, SHOWN)).keys()];
       return {
+        variant: ctx.config.causalDecoder === false ? 'open' : 'masked',
         layer: idx(ctx.pick.layer),
         head: idx(ctx.pick.head),
         token: tok(tokens[row]),

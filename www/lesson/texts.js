@@ -51,7 +51,12 @@ const EN = {
     },
     scale: {
       title: 'Why divide by √d_k',
-      body: 'A dot product of d_k numbers grows like √d_k. Without the division the largest score would dominate and softmax would put nearly all the weight on one key. For {token}, head {head}, the largest score is {maxScore}; divided by √{dK} it is {maxScaled}. The panel measures it for the whole head: mean entropy {withScale} nats with the division, {withoutScale} without (lower means sharper).',
+      body: {
+        scaled:
+          'A dot product of d_k numbers grows like √d_k. Without the division the largest score would dominate and softmax would put nearly all the weight on one key. For {token}, head {head}, the largest score is {maxScore}; divided by √{dK} it is {maxScaled}. The panel measures it for the whole head: mean entropy {withScale} nats with the division, {withoutScale} without (lower means sharper).',
+        unscaled:
+          'A dot product of d_k numbers grows like √d_k. This model was built without the division: its scores go into softmax as they are, so the largest dominates. For {token}, head {head}, the largest score is {maxScore}. The panel measures the whole head as the model runs it: mean entropy {withScale} nats (lower means sharper; d_k is {dK}). The playground’s experiment C shows what that does to learning.',
+      },
     },
     norm: {
       title: 'Residual and LayerNorm',
@@ -66,7 +71,13 @@ const EN = {
     },
     positional: {
       title: 'Positional encoding',
-      body: 'Attention by itself ignores order: shuffle the words and every dot product stays the same. So the first layer adds a positional encoding of sines and cosines to each scaled embedding, [[PE(pos, 2i) = sin(pos / 10000^(2i/d))]] and [[PE(pos, 2i+1) = cos(pos / 10000^(2i/d))]]. {token} is at position {position}; in dimension zero, {e0} + {pe0} = {x0}. The product of two encodings depends only on their distance Δ: for Δ = {delta}, [[PE(t)·PE(t+Δ)]] is {products}.',
+      body: {
+        sinusoidal:
+          'Attention by itself ignores order: shuffle the words and every dot product stays the same. So the first layer adds a positional encoding of sines and cosines to each scaled embedding, [[PE(pos, 2i) = sin(pos / 10000^(2i/d))]] and [[PE(pos, 2i+1) = cos(pos / 10000^(2i/d))]]. {token} is at position {position}; in dimension zero, {e0} + {pe0} = {x0}. The product of two encodings depends only on their distance Δ: for Δ = {delta}, [[PE(t)·PE(t+Δ)]] is {products}.',
+        learned:
+          'Attention by itself ignores order: shuffle the words and every dot product stays the same. This model adds a position vector to each scaled embedding before its first layer, but it learned the table in training instead of using sines and cosines. {token} is at position {position}; in dimension zero, {e0} + {pe0} = {x0}. For Δ = {delta}, [[PE(t)·PE(t+Δ)]] of its learned table is {products}.',
+        none: 'Attention by itself ignores order: shuffle the words and every dot product stays the same. This model was built without positional encoding: nothing is added to the scaled embeddings, so {token} at position {position} enters the first layer as its embedding alone ({e0} = {x0} in dimension zero). Its encoder cannot tell a word order from another; the playground’s experiment A shows what that costs.',
+      },
     },
     placement: {
       title: 'Pre-norm or post-norm',
@@ -77,7 +88,11 @@ const EN = {
     },
     causal: {
       title: 'The causal mask',
-      body: 'The decoder writes from left to right, so in training it must not peek at the words after the one it predicts. The causal mask sets their scores to [[−∞]] (in practice [[−10⁹]]) before softmax, so their weights are exactly zero. {token} at decoder position {position}, layer {layer}, head {head}: {row}.',
+      body: {
+        masked:
+          'The decoder writes from left to right, so in training it must not peek at the words after the one it predicts. The causal mask sets their scores to [[−∞]] (in practice [[−10⁹]]) before softmax, so their weights are exactly zero. {token} at decoder position {position}, layer {layer}, head {head}: {row}.',
+        open: 'The decoder writes from left to right, so in training it must not peek at the words after the one it predicts. This model was built without the causal mask: in training each position saw the next one, which holds the very word it had to predict. When it writes, each step runs the decoder over the whole output so far, and every position sees the others, later ones included: {token} at decoder position {position}, layer {layer}, head {head}: {row}. The playground’s experiment B shows the cost.',
+      },
     },
     cross: {
       title: 'Cross-attention',
@@ -137,7 +152,12 @@ const ZH = {
     },
     scale: {
       title: '为什么要除以 √d_k',
-      body: '两个 d_k 维向量的点积大约随 √d_k 增长。不除的话，最大的分数会压倒其他分数，softmax 几乎把全部权重给了一个键。{token} 在第 {head} 个头里最大的分数是 {maxScore}，除以 √{dK} 后是 {maxScaled}。面板为整个头做了测量：除以 √d_k 时平均熵为 {withScale} 奈特，不除时为 {withoutScale}（越低越尖锐）。',
+      body: {
+        scaled:
+          '两个 d_k 维向量的点积大约随 √d_k 增长。不除的话，最大的分数会压倒其他分数，softmax 几乎把全部权重给了一个键。{token} 在第 {head} 个头里最大的分数是 {maxScore}，除以 √{dK} 后是 {maxScaled}。面板为整个头做了测量：除以 √d_k 时平均熵为 {withScale} 奈特，不除时为 {withoutScale}（越低越尖锐）。',
+        unscaled:
+          '两个 d_k 维向量的点积大约随 √d_k 增长。这个模型没有除以 √d_k：分数直接进入 softmax，最大的分数压倒其他分数。{token} 在第 {head} 个头里最大的分数是 {maxScore}。面板按模型实际的算法为整个头做了测量：平均熵为 {withScale} 奈特（越低越尖锐；d_k 为 {dK}）。训练场的实验 C 展示了它对学习的影响。',
+      },
     },
     norm: {
       title: '残差连接与层归一化',
@@ -152,7 +172,13 @@ const ZH = {
     },
     positional: {
       title: '位置编码',
-      body: '注意力本身不管顺序：把词打乱，每个点积都不变。所以第一层给每个缩放后的词嵌入加上由正弦和余弦组成的位置编码：[[PE(pos, 2i) = sin(pos / 10000^(2i/d))]]，[[PE(pos, 2i+1) = cos(pos / 10000^(2i/d))]]。{token} 在位置 {position}；第零维上 {e0} + {pe0} = {x0}。两个位置编码的点积只取决于它们的距离 Δ：Δ = {delta} 时，[[PE(t)·PE(t+Δ)]] 为 {products}。',
+      body: {
+        sinusoidal:
+          '注意力本身不管顺序：把词打乱，每个点积都不变。所以第一层给每个缩放后的词嵌入加上由正弦和余弦组成的位置编码：[[PE(pos, 2i) = sin(pos / 10000^(2i/d))]]，[[PE(pos, 2i+1) = cos(pos / 10000^(2i/d))]]。{token} 在位置 {position}；第零维上 {e0} + {pe0} = {x0}。两个位置编码的点积只取决于它们的距离 Δ：Δ = {delta} 时，[[PE(t)·PE(t+Δ)]] 为 {products}。',
+        learned:
+          '注意力本身不管顺序：把词打乱，每个点积都不变。这个模型在第一层之前也给每个缩放后的词嵌入加上一个位置向量，但这张表是训练中学出来的，而不是正弦和余弦。{token} 在位置 {position}；第零维上 {e0} + {pe0} = {x0}。Δ = {delta} 时，它学到的表中 [[PE(t)·PE(t+Δ)]] 为 {products}。',
+        none: '注意力本身不管顺序：把词打乱，每个点积都不变。这个模型没有位置编码：缩放后的词嵌入上什么也没加，所以位置 {position} 的 {token} 只以它的词嵌入进入第一层（第零维上 {e0} = {x0}）。它的编码器分不清词序；训练场的实验 A 展示了这样做的代价。',
+      },
     },
     placement: {
       title: '前置归一化还是后置归一化',
@@ -163,7 +189,11 @@ const ZH = {
     },
     causal: {
       title: '因果掩码',
-      body: '解码器从左往右写，所以训练时不能偷看它要预测的词后面的词。因果掩码在 softmax 之前把这些位置的分数设为 [[−∞]]（实际是 [[−10⁹]]），于是它们的权重恰好为零。解码器位置 {position} 的 {token}，第 {layer} 层第 {head} 个头：{row}。',
+      body: {
+        masked:
+          '解码器从左往右写，所以训练时不能偷看它要预测的词后面的词。因果掩码在 softmax 之前把这些位置的分数设为 [[−∞]]（实际是 [[−10⁹]]），于是它们的权重恰好为零。解码器位置 {position} 的 {token}，第 {layer} 层第 {head} 个头：{row}。',
+        open: '解码器从左往右写，所以训练时不能偷看它要预测的词后面的词。这个模型没有因果掩码：训练时每个位置都能看到下一个位置，而那里正是它要预测的词。生成时，每一步都把解码器在目前的整个输出上重新算一遍，每个位置都能看到其他位置，包括后面的：解码器位置 {position} 的 {token}，第 {layer} 层第 {head} 个头：{row}。训练场的实验 B 展示了这样做的代价。',
+      },
     },
     cross: {
       title: '交叉注意力',
