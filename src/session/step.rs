@@ -74,24 +74,42 @@ impl Session {
         let logits = data.next().unwrap_or_default();
         let self_row = data.by_ref().take(layers).collect::<Vec<_>>().concat();
         let cross_row = data.collect::<Vec<_>>().concat();
+        let step = self.next_step(&logits, forced, position, length);
+        let state = self.state.as_mut().ok_or(Error::NotStarted)?;
+        state.trace.push_step(step, &self_row, &cross_row);
+        self.last_step()
+    }
+
+    /// The step at `position` after `logits` (the last position's, of an output `length` ids
+    /// long): the model's choice, or `forced`.
+    fn next_step(
+        &mut self,
+        logits: &[f32],
+        forced: Option<u32>,
+        position: usize,
+        length: usize,
+    ) -> Step {
+        let config = &self.loaded.config;
         let id = match forced {
             Some(id) => id,
             None => next_token(
-                &logits,
+                logits,
                 &config.never_generated_at(length),
                 &self.sampling,
                 &mut self.rng,
             ),
         };
-        let step = Step {
+        Step {
             position,
             id,
             token: self.target_text(id),
             forced: forced.is_some(),
-            candidates: self.candidates(&logits),
-        };
-        let state = self.state.as_mut().ok_or(Error::NotStarted)?;
-        state.trace.push_step(step, &self_row, &cross_row);
+            candidates: self.candidates(logits),
+        }
+    }
+
+    /// After a step was pushed: the trace's derived fields brought up to date, and the step.
+    fn last_step(&mut self) -> Result<&Step> {
         self.after_change()?;
         let trace = self.trace()?;
         trace
@@ -105,43 +123,18 @@ impl Session {
     /// key/value cache would keep stale ones. The whole prefix is decoded again, and its pass
     /// replaces the trace's decoder attention.
     async fn step_unmasked(&mut self, forced: Option<u32>) -> Result<&Step> {
-        let config = &self.loaded.config;
         let state = self.state.as_ref().ok_or(Error::NotStarted)?;
         let position = state.trace.rows();
         let length = state.trace.tgt_ids.len();
         let (self_attention, cross, logits) = self.decode_ids(state, &state.trace.tgt_ids).await?;
-        let vocab = config.tgt_vocab_size;
+        let vocab = self.loaded.config.tgt_vocab_size;
         let last = logits
             .get((length - 1) * vocab..length * vocab)
             .ok_or(Error::Invariant("a full pass read back too few logits"))?;
-        let id = match forced {
-            Some(id) => id,
-            None => next_token(
-                last,
-                &config.never_generated_at(length),
-                &self.sampling,
-                &mut self.rng,
-            ),
-        };
-        let step = Step {
-            position,
-            id,
-            token: self.target_text(id),
-            forced: forced.is_some(),
-            candidates: self.candidates(last),
-        };
-        let (blocks, src_len) = (self_attention.layers * self_attention.heads, cross.keys);
+        let step = self.next_step(last, forced, position, length);
         let state = self.state.as_mut().ok_or(Error::NotStarted)?;
-        // The step's own rows are in the pass that replaces the stacks.
-        let (self_row, cross_row) = (vec![0.0; blocks * length], vec![0.0; blocks * src_len]);
-        state.trace.push_step(step, &self_row, &cross_row);
-        state.trace.set_full_pass(self_attention, cross);
-        self.after_change()?;
-        let trace = self.trace()?;
-        trace
-            .steps
-            .last()
-            .ok_or(Error::Invariant("a step was pushed and is not there"))
+        state.trace.push_full_pass_step(step, self_attention, cross);
+        self.last_step()
     }
 
     /// A decoder without its causal mask: after the output was cut, the pass over what is left

@@ -267,10 +267,27 @@ impl Trace {
         self.decoder_self_attention.push_row(self_row, rows);
         let src_len = self.cross_attention.keys;
         self.cross_attention.push_row(cross_row, src_len);
+        self.causal_mask = Mask::causal(rows);
+        self.push_token(step);
+    }
+
+    /// Add one decoded step of a decoder without its causal mask, with the pass over the whole
+    /// prefix that made it ([`Self::set_full_pass`]).
+    pub(crate) fn push_full_pass_step(
+        &mut self,
+        step: Step,
+        self_attention: AttentionStack,
+        cross: AttentionStack,
+    ) {
+        self.push_token(step);
+        self.set_full_pass(self_attention, cross);
+    }
+
+    /// The step's token, at the end of the output.
+    fn push_token(&mut self, step: Step) {
         self.tgt_ids.push(step.id);
         self.tgt_tokens.push(step.token.clone());
         self.steps.push(step);
-        self.causal_mask = Mask::causal(rows);
     }
 
     /// Put the attention of one pass over the whole prefix in place of the decoder's stacks
