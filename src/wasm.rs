@@ -67,17 +67,26 @@ pub fn start() {
 /// The crate's error as a `JsError`: its message is the English text, and it carries `key` (the
 /// message key, `error.…`) and `params` (a plain object of strings) for the page to translate.
 pub(crate) fn js_error(error: Error) -> JsError {
-    let js = JsError::new(&error.to_string());
+    keyed_error(&error.to_string(), error.key(), error.params())
+}
+
+/// A `JsError` with `message` (English), `key` (the message key) and `params` (its values).
+pub(crate) fn keyed_error(
+    message: &str,
+    key: &str,
+    params: Vec<(&'static str, String)>,
+) -> JsError {
+    let js = JsError::new(message);
     // A clone is another handle to the same JS `Error` object.
     let value: JsValue = js.clone().into();
-    let params = js_sys::Object::new();
-    for (name, text) in error.params() {
+    let object = js_sys::Object::new();
+    for (name, text) in params {
         // `Reflect::set` only fails on a frozen object or a throwing setter; these are fresh
         // plain objects, and the English message is still there if it did.
-        let _ = js_sys::Reflect::set(&params, &name.into(), &text.into());
+        let _ = js_sys::Reflect::set(&object, &name.into(), &text.into());
     }
-    let _ = js_sys::Reflect::set(&value, &"key".into(), &error.key().into());
-    let _ = js_sys::Reflect::set(&value, &"params".into(), &params);
+    let _ = js_sys::Reflect::set(&value, &"key".into(), &key.into());
+    let _ = js_sys::Reflect::set(&value, &"params".into(), &object);
     js
 }
 

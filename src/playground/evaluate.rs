@@ -49,10 +49,7 @@ impl Trainer {
                 _ => Err(Error::Invariant("an evaluation read back too few figures")),
             }
         };
-        let sources: Vec<Vec<u32>> = heldout
-            .iter()
-            .map(|pair| [pair.source.as_slice(), &[eos]].concat())
-            .collect();
+        let sources: Vec<Vec<u32>> = heldout.iter().map(|pair| pair.encoder_input(eos)).collect();
         let outputs = greedy(&model, config, &sources).await?;
         let right = |(pair, output): (&super::tasks::Pair, &Vec<u32>)| {
             output.len() == pair.target.len() + 1

@@ -24,7 +24,7 @@ impl Trainer {
             .heldout
             .iter()
             .take(SENTENCES)
-            .map(|pair| [pair.source.as_slice(), &[config.eos_id]].concat())
+            .map(|pair| pair.encoder_input(config.eos_id))
             .collect();
         let outputs = greedy(&model, config, &sources).await?;
         let sentences: Vec<Sentence> = sources

@@ -81,6 +81,13 @@ pub struct Pair {
     pub target: Vec<u32>,
 }
 
+impl Pair {
+    /// The source as the encoder reads it: its ids, then `</s>` (`eos`).
+    pub fn encoder_input(&self, eos: u32) -> Vec<u32> {
+        [self.source.as_slice(), &[eos]].concat()
+    }
+}
+
 /// A task's vocabularies, its held-out set and the rule that makes examples.
 #[derive(Clone, Debug)]
 pub struct TaskData {

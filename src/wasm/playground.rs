@@ -8,7 +8,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, to_js};
+use super::{js_error, keyed_error, to_js};
 use crate::error::Error;
 use crate::playground::{
     experiments, PlaygroundConfig, Task, TrainError, Trainer, DIGITS_LEN, HELDOUT, MAX_BATCH,
@@ -18,20 +18,7 @@ use burn::tensor::Device;
 
 /// A training error as a `JsError` with its key and params, as [`js_error`] does for [`Error`].
 fn train_error(error: TrainError) -> JsError {
-    match error {
-        TrainError::Failed(error) => js_error(error),
-        diverged => {
-            let js = JsError::new(&diverged.to_string());
-            let value: JsValue = js.clone().into();
-            let params = js_sys::Object::new();
-            for (name, text) in diverged.params() {
-                let _ = js_sys::Reflect::set(&params, &name.into(), &text.into());
-            }
-            let _ = js_sys::Reflect::set(&value, &"key".into(), &diverged.key().into());
-            let _ = js_sys::Reflect::set(&value, &"params".into(), &params);
-            js
-        }
-    }
+    keyed_error(&error.to_string(), error.key(), error.params())
 }
 
 /// One task as the page offers it.
@@ -88,7 +75,7 @@ pub fn check_playground_config(json: &str) -> Result<JsValue, JsError> {
     to_js(&PlaygroundConfig::from_json(json).map_err(js_error)?)
 }
 
-/// The first few training pairs a task's seed makes, as text.
+/// A run as the panel shows it: its settings, its size, and a few held-out pairs as text.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Info {
@@ -105,23 +92,28 @@ pub struct Playground {
     trainer: Trainer,
 }
 
+impl Playground {
+    /// A fresh run of the settings in `config` (camelCase JSON) on `device`.
+    fn on(config: &str, device: &Device) -> Result<Playground, JsError> {
+        super::constructors::run_once();
+        let config = PlaygroundConfig::from_json(config).map_err(js_error)?;
+        let trainer = Trainer::new(config, device).map_err(js_error)?;
+        Ok(Self { trainer })
+    }
+}
+
 #[wasm_bindgen]
 impl Playground {
     /// A fresh run of the settings in `config` (camelCase JSON, as a link carries them).
     #[wasm_bindgen(constructor)]
     pub fn new(config: &str) -> Result<Playground, JsError> {
-        super::constructors::run_once();
-        let config = PlaygroundConfig::from_json(config).map_err(js_error)?;
-        let trainer = Trainer::new(config, &Device::flex()).map_err(js_error)?;
-        Ok(Self { trainer })
+        Self::on(config, &Device::flex())
     }
 
     /// A fresh run of `config` (as [`Playground::new`]) on `backend`: 'cpu' (burn's flex) or
     /// 'webgpu' (the worker's wgpu device, initialised asynchronously; only in a module built
     /// with the `webgpu` feature). The initial weights are the CPU's on both.
     pub async fn create(config: String, backend: String) -> Result<Playground, JsError> {
-        super::constructors::run_once();
-        let config = PlaygroundConfig::from_json(&config).map_err(js_error)?;
         let device = match backend.as_str() {
             "cpu" => Device::flex(),
             "webgpu" => super::backend::webgpu_device().await.map_err(js_error)?,
@@ -131,8 +123,7 @@ impl Playground {
                 ))))
             }
         };
-        let trainer = Trainer::new(config, &device).map_err(js_error)?;
-        Ok(Self { trainer })
+        Self::on(&config, &device)
     }
 
     /// The run's settings, its size, its held-out count and a few held-out pairs as text.
