@@ -83,10 +83,10 @@ async function showWaiting() {
     keepWeights(notice);
     const worker = parts.client.inUse();
     try {
-      const { timeline, index, answer, heads } = await call('addSnapshot', entry);
+      const { snapshots, index, answer, heads } = await call('addSnapshot', entry);
       if (parts.client.inUse() !== worker || state.model !== live.model) return;
       state.headStudy = heads;
-      state.timeline = { ...timelineOf([]), snapshots: timeline.snapshots };
+      state.timeline = timelineOf(snapshots);
       state.snapshot = index;
       refresh('timeline');
       if (answer) showAnswer(answer, null);

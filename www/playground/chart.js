@@ -7,7 +7,7 @@ import { cpuCanvas, drawingContext } from '../draw/canvas.js';
 import { fontOf, svgContext } from '../draw/svg.js';
 import { seriesColour, theme } from '../draw/theme.js';
 import { el } from '../ui/dom.js';
-import { savePng, saveSvg } from '../ui/export.js';
+import { save, savePng, saveSvg } from '../ui/export.js';
 import { t } from '../ui/i18n.js';
 
 /** The chart is drawn at most this often while a run trains. */
@@ -19,17 +19,6 @@ const NARROW = 520;
 /** Losses below this are drawn at it (a log scale has no 0). */
 const FLOOR = 1e-4;
 const MARGIN = { left: 46, right: 12, top: 24, bottom: 30 };
-
-/** Save `blob` as a file called `name` (the browser's download). */
-export function saveFile(blob, name) {
-  const url = URL.createObjectURL(blob);
-  const a = el('a', { attrs: { href: url, download: name } });
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** A loss as the axis labels it: 1, 0.1, 0.01, 1e-3, 10, 100, 1e3. */
 const decade = (k) => (k >= -2 && k <= 2 ? String(Number((10 ** k).toFixed(2))) : `1e${k}`);
@@ -312,7 +301,7 @@ export function createChart(container, { names }) {
       const name = `${names()}-curves.${button.dataset.format}`;
       if (button.dataset.format === 'svg') saveSvg(chart.figure(), name);
       else if (button.dataset.format === 'png') savePng(chart.figure(), name);
-      else saveFile(new Blob([chart.json()], { type: 'application/json' }), name);
+      else save(new Blob([chart.json()], { type: 'application/json' }), name);
     });
   }
   return chart;

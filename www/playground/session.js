@@ -2,8 +2,8 @@
 // the chart, the state), a fresh run started for new settings, an experiment's two runs, and
 // the download. Each function takes the panel's `pg`: { view, run, client, chart, switches,
 // presets, hooks: { onRunStart, onSnapshot }, renderSoon() } (www/playground/panel.js).
+import { save } from '../ui/export.js';
 import { messageText, t } from '../ui/i18n.js';
-import { saveFile } from './chart.js';
 import { writeLink } from './link.js';
 import { armLabel, evaluatesFirst, outcome } from './presets.js';
 import { askToDiscard, showExamples, showFigures, showMessageLine, showOutcome, showSamples } from './view.js';
@@ -209,7 +209,7 @@ export async function download(pg) {
     const folder = await pg.client.folder();
     const base = baseName(run.config);
     const files = Object.entries(names).map(([key, name]) => ({ name: `${base}/${name}`, bytes: folder[key] }));
-    saveFile(zipBlob(files), `${base}.zip`);
+    save(zipBlob(files), `${base}.zip`);
   } catch (error) {
     say(pg, 'error', () => errorText(error));
   }

@@ -10,8 +10,8 @@
 // EVALUATE_EVERY steps, and at every power of two (the snapshots the timeline keeps, `kept`);
 // { type: 'state', state, steps, problem? } as the run starts, pauses, finishes or diverges.
 import { modelFileNames, Playground } from '../pkg/train/attnscope.js';
+import { errorText, post, problemOf } from '../worker/messages.js';
 import { HEADS_FILE } from '../worker/model-folder.js';
-import { post } from './notices.js';
 
 /** A chunk of steps takes about this long. */
 const CHUNK_MS = 60;
@@ -56,10 +56,8 @@ function trainWebgpu() {
   return webgpuModule;
 }
 
-const problemOf = (error) =>
-  typeof error?.key === 'string'
-    ? { key: error.key, params: error.params ?? {} }
-    : { key: 'error.webGpuUnavailable', params: { reason: error?.message || String(error) } };
+/** Why WebGPU could not train: the module's own reason, or the failure as `error.webGpuUnavailable`'s. */
+const webgpuProblem = (error) => problemOf(error) ?? { key: 'error.webGpuUnavailable', params: { reason: errorText(error) } };
 
 /**
  * A Playground of `config` on `backend`: 'webgpu' (pkg/train-webgpu, initial weights the CPU's)
@@ -73,7 +71,7 @@ async function createPlayground(config, backend) {
       return { playground: await GpuPlayground.create(json, 'webgpu'), backend: 'webgpu', fallback: null };
     } catch (error) {
       if (error?.key !== 'error.webGpuUnavailable' && typeof error?.key === 'string') throw error;
-      return { playground: new Playground(json), backend: 'cpu', fallback: problemOf(error) };
+      return { playground: new Playground(json), backend: 'cpu', fallback: webgpuProblem(error) };
     }
   }
   return { playground: new Playground(json), backend: 'cpu', fallback: null };
@@ -92,11 +90,11 @@ export async function startRun(config, backend = 'cpu') {
     const next = made.playground;
     run.playground?.free();
     run.playground = next;
-    run.config = next.info().config;
+    const info = { ...next.info(), backend: made.backend, fallback: made.fallback };
+    run.config = info.config;
     run.lastEvaluated = -1;
     run.timings = [];
     run.chunk = 4;
-    const info = { ...next.info(), backend: made.backend, fallback: made.fallback };
     setState('idle');
     await snapshot(true);
     return info;
@@ -200,7 +198,7 @@ async function loop() {
   } catch (error) {
     // A failure that is not a divergence (a readback that failed): the run stops where it is.
     run.running = false;
-    setState('paused', typeof error?.key === 'string' ? { key: error.key, params: error.params ?? {} } : null);
+    setState('paused', problemOf(error));
     throw error;
   }
   const finished = run.playground.steps() >= run.config.steps;

@@ -15,7 +15,7 @@
 // model of 30,000 parameters is hundreds of tiny kernels a step, where WebGPU pays a dispatch for
 // each, so `auto` trains on the CPU (docs/playground.md, "Which backend trains").
 import init, { checkPlaygroundConfig, modelFileNames, playgroundFacts } from '../pkg/train/attnscope.js';
-import { post } from './notices.js';
+import { errorText, post, problemOf } from '../worker/messages.js';
 import { evaluateNow, folder, pause, startRun, stepOnce, train } from './run.js';
 
 const HEARTBEAT_MS = 1000;
@@ -42,8 +42,7 @@ async function answer({ id, type, args }) {
     if (!handler) throw new Error(`unknown request ${type}`);
     post({ id, ok: true, result: await handler(args ?? {}) });
   } catch (error) {
-    const problem = typeof error?.key === 'string' ? { key: error.key, params: error.params ?? {} } : null;
-    post({ id, ok: false, error: error?.message || String(error), problem });
+    post({ id, ok: false, error: errorText(error), problem: problemOf(error) });
   }
 }
 

@@ -28,7 +28,8 @@ export function fileName({ model, text, view }, ext) {
   return `${safe(model || 'model')}_${shortSentence(text)}_${safe(view)}.${ext}`;
 }
 
-function save(blob, name) {
+/** Save `blob` as a file called `name` (the browser's download). */
+export function save(blob, name) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

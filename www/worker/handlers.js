@@ -16,7 +16,7 @@ import {
   withSession,
 } from './backends.js';
 import { beat, errorText, progress } from './messages.js';
-import { createSession, loadModel, loadModelTimeline, model, snapshotWeights, withoutBytes } from './model.js';
+import { createSession, loadModel, loadModelTimeline, model, snapshotsShown, snapshotWeights } from './model.js';
 import { parseHeads } from './model-folder.js';
 import { attentionKinds, facts, loadCpuModule } from './modules.js';
 import { dropRecording, refuseOnRecording, useRecording } from './recording.js';
@@ -185,13 +185,13 @@ async function snapshot(args) {
 /**
  * args: { step, loss, heldout, kept, bytes }: a snapshot of the playground's model in training
  * (www/shared/snapshots.js says which the timeline keeps), used at once as `snapshot` uses one.
- * Answers { timeline (without weights), index, answer, heads (parseHeads of its heads.json) }.
+ * Answers { snapshots (without weights), index, answer, heads (parseHeads of its heads.json) }.
  */
 async function addSnapshot(args) {
   if (!model.entry?.playground) throw new Error('the model on screen is not training in the playground');
   const index = keepSnapshot(model.timeline.snapshots, { ...args, file: `step-${args.step}.safetensors`, lossStep: args.step });
   const answer = await snapshot({ step: args.step });
-  return { timeline: withoutBytes(model.timeline), index, answer, heads: model.heads };
+  return { snapshots: snapshotsShown(model.timeline), index, answer, heads: model.heads };
 }
 
 export const handlers = {

@@ -55,17 +55,14 @@ export async function loadModelTimeline() {
   const { entry } = model;
   if (entry.playground) model.timeline = entry.timeline;
   else model.timeline = entry.local ? null : await loadTimeline(entry.files, (name) => modelFile(name));
-  return model.timeline && withoutBytes(model.timeline);
+  return model.timeline && { ...model.timeline, snapshots: snapshotsShown(model.timeline) };
 }
 
 /**
- * A timeline as the page is told it: the snapshots without their weights and heads.json, and a
- * copy of the log (a reply hands its buffers over: the worker's own would be gone).
+ * A timeline's snapshots as the page is told them: without a playground snapshot's weights and
+ * heads.json (a reply hands its buffers over: the worker's own would be gone).
  */
-export function withoutBytes(timeline) {
-  const log = timeline.log && { steps: timeline.log.steps.slice(), losses: timeline.log.losses.slice() };
-  return { ...timeline, log, snapshots: timeline.snapshots.map(({ bytes, heads, ...snapshot }) => snapshot) };
-}
+export const snapshotsShown = (timeline) => timeline.snapshots.map(({ bytes, heads, ...snapshot }) => snapshot);
 
 /** A file of the current model's folder, cached under its hash in models/index.json. */
 function modelFile(name, onProgress = progress) {
