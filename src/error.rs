@@ -174,7 +174,7 @@ impl Error {
             Self::NotStarted => ("error.notStarted", "no sentence has been started yet"),
             Self::NothingDecoded => (
                 "error.nothingDecoded",
-                "nothing has been decoded yet: step first",
+                "nothing has been decoded yet: press “Step ▶” first",
             ),
             Self::Finished(_) => ("error.finished", "decoding is finished ({reason})"),
             Self::AtStart => ("error.atStart", "already at the start of the output"),

@@ -2,8 +2,9 @@
 // and beam decoding, stepping, forcing, and looking at another head. Every answer from the worker
 // is { trace, stages, analysis, backend }: the whole trace so far, the stages of the focused head
 // (the selection, sent with every translation and on every change), and its analysis. What
-// happened is announced on the bus (www/ui/bus.js: keystroke, answer-shown, selection), for the
-// link, the Heads panel and the tests to follow; how long it took to show is in the browser's
+// happened is announced on the bus (www/ui/bus.js: keystroke, answer-shown, selection, and
+// decoder-step for what the person did with the stepper), for the link, the Heads panel, the
+// lesson and the tests to follow; how long it took to show is in the browser's
 // performance timeline (`redraw: in sight`, `redraw: everything`, `first heatmap`).
 
 import { announce } from '../ui/bus.js';
@@ -139,15 +140,31 @@ export function showBeamControls(on) {
   refresh('beamTree');
 }
 
-export async function step() {
+/**
+ * A stepper operation the person asked for: `type` with `args` to the worker, its answer shown,
+ * then `decoder-step` { operation, tokens, finished } announced (`operation`: 'step', 'back',
+ * 'reset', 'runToEnd', 'force', 'prefix' or 'play'; `tokens`: the output so far with <s>, the
+ * decoder's input rows for the next step). Nothing is announced when no answer is shown (an
+ * error, a stale answer). A link replaying its steps calls `run` instead: that is not the person.
+ */
+export async function decoderStep(type, args = {}, operation = type) {
+  const result = await run(type, args);
+  if (!result?.trace || state.trace !== result.trace) return result;
+  const { tgtTokens, finished } = state.trace;
+  announce('decoder-step', { operation, tokens: tgtTokens.length, finished: Boolean(finished) });
+  return result;
+}
+
+/** One step of the decoder (`operation`: 'step', or 'play' for a step that Play makes). */
+export async function step(operation = 'step') {
   if (!state.trace || state.trace.finished) return;
-  await run('step');
+  await decoderStep('step', {}, operation);
 }
 
 /** Force token `id` at output position `index` and decode on from it. */
 export async function force(index, id) {
   state.playing = false;
-  await run('force', { index, id, continue: true });
+  await decoderStep('force', { index, id, continue: true });
 }
 
 /** Play (or pause): a step every PLAY_STEP_MS until the output is finished. */
@@ -155,7 +172,7 @@ export async function play() {
   state.playing = !state.playing;
   renderStepButtons();
   while (state.playing && state.trace && !state.trace.finished) {
-    await step();
+    await step('play');
     await new Promise((resolve) => setTimeout(resolve, PLAY_STEP_MS));
   }
   state.playing = false;

@@ -13,6 +13,8 @@
 //     trapNewWorkers(on, count): the next `count` workers trap on their first request of type
 //                      `on` (a model that kills every worker it is loaded in)
 //     events           what the bus heard, [name, detail] (hovers left out), the latest 1000
+//     hovers           the hovers the bus heard, { items, view, cell } or null, the latest 1000
+//                      (`from` left out: a view's own token)
 
 import { call, parts, state } from '../app/store.js';
 import { listen } from '../ui/bus.js';
@@ -20,6 +22,7 @@ import { listen } from '../ui/bus.js';
 const record = {
   redraws: [],
   events: [],
+  hovers: [],
   workers: 0, // workers started so far
   trapping: { on: null, count: 0 }, // the next `count` workers trap on their first `on` request
 };
@@ -40,7 +43,10 @@ new PerformanceObserver((entries) => {
   }
 }).observe({ type: 'measure' });
 
-for (const name of ['keystroke', 'answer-shown', 'drawn', 'selection', 'heads-off', 'view-changed', 'model-loaded', 'worker-started']) {
+const RECORDED = ['keystroke', 'answer-shown', 'drawn', 'selection', 'heads-off', 'view-changed', 'model-loaded', 'worker-started'];
+// What the person did (www/ui/bus.js lists them): the lesson's events.
+RECORDED.push('decoder-step', 'decoding-mode', 'stages-scale', 'journey-pick', 'journey-look', 'positional-look', 'positional-pair');
+for (const name of RECORDED) {
   listen(name, (detail) => keep(record.events, [name, plain(name, detail)]));
 }
 
@@ -50,6 +56,8 @@ function plain(name, detail) {
   if (name === 'worker-started') return {};
   return detail;
 }
+
+listen('hover', (detail) => keep(record.hovers, detail && { items: detail.items, view: detail.view ?? null, cell: detail.cell ?? null }));
 
 // A new worker: the trap it was asked to carry goes to it before any other request.
 listen('worker-started', ({ worker }) => {
@@ -65,6 +73,7 @@ window.__attnscope = {
   call,
   redraws: record.redraws,
   events: record.events,
+  hovers: record.hovers,
   workers: () => record.workers,
   trapNewWorkers(on, count) {
     record.trapping = { on, count };

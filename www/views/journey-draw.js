@@ -1,6 +1,7 @@
 // The journey view's pictures: a vector as a strip of coloured cells (blue negative, red
 // positive, on one symmetric range per group so that strips side by side compare), and one head's
-// weighted sum as stacked contributions α_j v_j per dimension. Hovering either shows the numbers.
+// weighted sum as stacked contributions α_j v_j per dimension. Hovering either shows the numbers,
+// and announces on the bus what the person reads (`journey-look`, www/ui/bus.js).
 //
 // Each picture is built once for its shape (how many numbers) and painted again for every pick of
 // the same shape: scrubbing through tokens and layers repaints canvases, it does not make new ones
@@ -8,6 +9,7 @@
 import { cpuCanvas, drawingContext, drawMatrix, formatValue, sizeCanvas } from '../draw/canvas.js';
 import { symmetricRange } from '../draw/colormap.js';
 import { seriesColour, theme } from '../draw/theme.js';
+import { announce } from '../ui/bus.js';
 import { el } from '../ui/dom.js';
 import { hideTooltip, showTooltip } from '../ui/tooltip.js';
 import { jt } from './journey-texts.js';
@@ -40,10 +42,43 @@ export function setAttr(node, name, value) {
 // What each strip and contributions canvas shows now, for its tooltip.
 const shown = new WeakMap();
 
-/** A strip canvas for `count` numbers (cells of 1–`maxCell` px): `paintStrip` draws it. */
-export function strip(count, { height = STRIP_HEIGHT, maxCell = 8 } = {}) {
+let looked = null; // the `journey-look` last announced, as JSON: a pointer within one cell says it once
+
+/**
+ * Announce that the person reads number `dim` (`value`) of the picture `canvas`, unless that is
+ * what was announced last. Where it is comes from the page around it: the block's data-part, the
+ * vector's data-vector (on the canvas or its row), the key's row (data-key) and the head's box.
+ */
+function look(canvas, dim, value, key = null) {
+  const row = canvas.closest('tr[data-key]');
+  const head = canvas.closest('.j-head, .j-head-out')?.dataset.head;
+  const detail = {
+    block: canvas.closest('.j-block')?.dataset.part ?? null,
+    vector: canvas.dataset.vector ?? canvas.closest('[data-vector]')?.dataset.vector ?? null,
+    key: key ?? (row ? Number(row.dataset.key) : null),
+    head: head == null ? null : Number(head),
+    dim,
+    value,
+  };
+  const text = JSON.stringify(detail);
+  if (text === looked) return;
+  looked = text;
+  announce('journey-look', detail);
+}
+
+/** The pointer left a picture: the next number read is announced even if it is the same one. */
+function leave() {
+  looked = null;
+  hideTooltip();
+}
+
+/**
+ * A strip canvas for `count` numbers (cells of 1–`maxCell` px): `paintStrip` draws it. `vector`
+ * names it in `journey-look` where its row does not (a key's k_j and v_j).
+ */
+export function strip(count, { height = STRIP_HEIGHT, maxCell = 8, vector } = {}) {
   const cell = Math.min(maxCell, cellWidth(count));
-  const canvas = cpuCanvas({ className: 'j-strip', attrs: { role: 'img' } });
+  const canvas = cpuCanvas({ className: 'j-strip', attrs: { role: 'img' }, data: vector ? { vector } : {} });
   const size = [cell * count, height];
   sizeCanvas(canvas, ...size);
   shown.set(canvas, { count, size });
@@ -52,9 +87,11 @@ export function strip(count, { height = STRIP_HEIGHT, maxCell = 8 } = {}) {
     if (!values) return;
     // The strip may be drawn narrower than its cells (max-width on a phone): scale back.
     const index = Math.min(count - 1, Math.max(0, Math.floor((event.offsetX / canvas.clientWidth) * count)));
-    showTooltip(event, jt('tooltip', { name, index, value: formatValue(values[offset + index]) }));
+    const value = values[offset + index];
+    showTooltip(event, jt('tooltip', { name, index, value: formatValue(value) }));
+    look(canvas, index, value);
   });
-  canvas.addEventListener('mouseleave', hideTooltip);
+  canvas.addEventListener('mouseleave', leave);
   return canvas;
 }
 
@@ -83,29 +120,41 @@ const CONTRIBUTION_HEIGHT = 140;
 
 /** The canvas of one head's weighted sum over `dK` dimensions: `paintContributions` draws it. */
 export function contributions(dK) {
-  const canvas = cpuCanvas({ className: 'j-contributions', attrs: { role: 'img', 'aria-label': jt('weightedTitle') } });
+  const canvas = cpuCanvas({
+    className: 'j-contributions',
+    attrs: { role: 'img', 'aria-label': jt('weightedTitle') },
+    data: { vector: 'contributions' },
+  });
   sizeCanvas(canvas, Math.max(3, cellWidth(dK)) * dK, CONTRIBUTION_HEIGHT);
   canvas.addEventListener('mousemove', (event) => {
     const sum = shown.get(canvas);
-    if (sum) showTooltip(event, contributionTip(sum, event, canvas.clientWidth));
+    if (!sum) return;
+    const at = contributionAt(sum, event, canvas.clientWidth);
+    showTooltip(event, at.text);
+    look(canvas, at.dim, at.value, at.key);
   });
-  canvas.addEventListener('mouseleave', hideTooltip);
+  canvas.addEventListener('mouseleave', leave);
   return canvas;
 }
 
-/** The tooltip of the stacked contributions at `event`: one key's α_j v_j[d], or their sum. */
-function contributionTip({ weights, values, output, dK, keyTokens, boxes }, event, clientWidth) {
+/**
+ * The stacked contributions at `event`: key j's α_j v_j[d], or (j null) their sum, with the text
+ * of its tooltip: { key, dim, value, text }.
+ */
+function contributionAt({ weights, values, output, dK, keyTokens, boxes }, event, clientWidth) {
   const d = Math.min(dK - 1, Math.max(0, Math.floor((event.offsetX / clientWidth) * dK)));
   const j = boxes[d].findIndex((box) => box && event.offsetY >= box[0] - 1 && event.offsetY <= box[1] + 1);
-  if (j < 0) return jt('tooltip', { name: 'Σ α_j v_j', index: d, value: formatValue(output[d]) });
+  if (j < 0)
+    return { key: null, dim: d, value: output[d], text: jt('tooltip', { name: 'Σ α_j v_j', index: d, value: formatValue(output[d]) }) };
   const value = values[j * dK + d];
-  return jt('contribution', {
+  const text = jt('contribution', {
     token: keyTokens[j],
     index: d,
     alpha: formatValue(weights[j]),
     value: formatValue(value),
     product: formatValue(weights[j] * value),
   });
+  return { key: j, dim: d, value: weights[j] * value, text };
 }
 
 /**

@@ -126,13 +126,13 @@ function keyTable(fills, s, part) {
     row.dataset.key = String(k);
     const cells = {
       token: el('th', { className: 'j-token', attrs: { scope: 'row' } }),
-      key: strip(dK, { maxCell: 4 }),
+      key: strip(dK, { maxCell: 4, vector: 'key' }),
       score: number(),
       scaled: number(),
       bar: bar(),
       alpha: number('j-num j-alpha'),
       masked: el('span', { className: 'j-note', text: jt('masked') }),
-      value: strip(dK, { maxCell: 4 }),
+      value: strip(dK, { maxCell: 4, vector: 'value' }),
     };
     cells.weight = el('td', { className: 'j-weight' }, cells.bar, cells.alpha);
     row.append(
@@ -221,7 +221,12 @@ function headsSummary(fills, s, part) {
       const name = jt('headOutput', { head: h });
       const canvas = strip(head.output.length);
       fills.push((x) => paintStrip(canvas, x.j[part].heads[h].output, { name, range: range(x) }));
-      return el('div', { className: 'j-head-out' }, el('span', { className: 'j-label', text: name }), canvas);
+      return el(
+        'div',
+        { className: 'j-head-out', data: { head: h, vector: 'head-output' } },
+        el('span', { className: 'j-label', text: name }),
+        canvas,
+      );
     }),
   );
   const rows = [

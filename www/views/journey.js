@@ -6,6 +6,9 @@
 //
 // A token is picked here (stack, layer, token, head selectors), by clicking a token chip (source:
 // encoder; output: decoder) or a row of the decoding stepper (the decoder position that chose it).
+// Each such pick is announced on the bus (`journey-pick`), and each number the person reads by
+// hovering a picture (`journey-look`, www/views/journey-draw.js): www/ui/bus.js lists both.
+import { announce } from '../ui/bus.js';
 import { el, option } from '../ui/dom.js';
 import { onLanguageChange } from '../ui/i18n.js';
 import { setText } from './journey-draw.js';
@@ -263,9 +266,12 @@ export function createJourney(container, { inspect, chips = {} }) {
     return update(force);
   }
 
+  // A pick of the person's (not the lesson's `show`) is told to the listeners and on the bus.
   wireInputs(frame, chips, view, (wanted) => {
     show(wanted);
     for (const listener of view.listeners) listener({ ...view.pick });
+    const token = positionsOf(view.trace, view.pick.stack)[view.pick.position] ?? null;
+    announce('journey-pick', { ...view.pick, token });
   });
   new IntersectionObserver((entries) => {
     view.visible = entries.some((entry) => entry.isIntersecting);

@@ -1,5 +1,7 @@
 // The two masks: the causal mask of the current output, and a padded batch of two sentences
 // whose <pad> columns receive exactly zero attention. Both come from the model's own masks.
+// Each heatmap's slot has an id (`mask-causal`, `mask-padding`): a hover on the bus (its `view`)
+// says which of the two the person points at.
 import { cellSize } from '../draw/canvas.js';
 import { captioned, column } from '../draw/svg.js';
 import { el } from '../ui/dom.js';
@@ -9,10 +11,10 @@ import { createHeatmap } from './heatmap.js';
 
 export function createMasks(container) {
   const causalTitle = el('h3', { className: 'muted', i18n: 'masks.causal' });
-  const causalSlot = el('div');
+  const causalSlot = el('div', { attrs: { id: 'mask-causal' } });
   const batchTitle = el('h3', { className: 'muted' });
   const batchTokens = el('div');
-  const batchSlot = el('div');
+  const batchSlot = el('div', { attrs: { id: 'mask-padding' } });
   container.replaceChildren(causalTitle, causalSlot, batchTitle, batchTokens, batchSlot);
   const causal = createHeatmap(causalSlot);
   const batchMap = createHeatmap(batchSlot);

@@ -10,10 +10,13 @@
 // Hover, a tap or the arrow keys on the curves (hover or a tap on the table) read one value:
 // position, dimension and value, in the page's tooltip and in the line under the curves. A click
 // on a column of the table picks its pair.
+// What the person reads is announced on the bus (www/ui/bus.js): `positional-look` for each new
+// point read (curves or table), `positional-pair` for a pair they pick (the list, a column).
 //
 // createPositional(container) → { render(pe), figure() }: `pe` is described in
 // positional-data.js (www/shared/wire.js positional, optionally with `kind` and `layout`);
 // `figure()` is the panel as a vector figure, for the PNG and SVG exports.
+import { announce } from '../ui/bus.js';
 import { el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { hideTooltip, say, showTooltip } from '../ui/tooltip.js';
@@ -99,9 +102,9 @@ function showPair(parts, view, i) {
 
 /**
  * Read point `cursor` of the curves: marked on the plot, written under it, shown in the tooltip
- * at `point` (a pointer position) when given, and said to screen readers when `announce`.
+ * at `point` (a pointer position) when given, and said to screen readers when `aloud`.
  */
-function readCurve(parts, view, cursor, point, announce) {
+function readCurve(parts, view, cursor, point, aloud) {
   view.cursor = cursor;
   const col = cursor.which ? view.columns.second : view.columns.first;
   const text = figures.describe(view, col, cursor.position);
@@ -109,7 +112,7 @@ function readCurve(parts, view, cursor, point, announce) {
   parts.readout.textContent = text;
   drawPlot(parts.curves.canvas, figures.curveSpec(view));
   if (point) showTooltip(point, text);
-  if (announce) say(text);
+  if (aloud) say(text);
 }
 
 /** Nothing read on the curves any more. */
@@ -125,25 +128,53 @@ export function createPositional(container) {
   const parts = makeElements(container);
   let view = null; // positional-figures.js's view of what is drawn, or null before the first table
   const drawn = () => view !== null && view.kind !== 'none';
+  let looked = null; // the point last announced, "figure position dimension": a pointer within it says it once
+
+  /** The person reads `position`, `dimension` on `figure` ('curves' or 'table'): announced once per point. */
+  function look(figure, position, dimension) {
+    const key = `${figure} ${position} ${dimension}`;
+    if (key === looked) return;
+    looked = key;
+    announce('positional-look', { figure, position, dimension, value: figures.valueAt(view, dimension, position) });
+  }
+
+  /** The person picks pair `i`: shown, and announced. */
+  function pickPair(i) {
+    showPair(parts, view, i);
+    const { first, second } = view.columns;
+    announce('positional-pair', { pair: i, dimensions: [first, second] });
+  }
 
   wireCurves(parts.curves.canvas, {
     active: drawn,
     at: (event) => curvePointAt(parts.curves.canvas, view, event),
-    read: (cursor, point, announce) => readCurve(parts, view, cursor, point ?? screenPoint(parts.curves.canvas, view, cursor), announce),
+    read: (cursor, point, aloud) => {
+      readCurve(parts, view, cursor, point ?? screenPoint(parts.curves.canvas, view, cursor), aloud);
+      look('curves', cursor.position, cursor.which ? view.columns.second : view.columns.first);
+    },
     cursor: () => view.cursor,
     rows: () => view.pe.rows,
-    forget: () => forgetCurvePoint(parts, view),
+    forget: () => {
+      looked = null;
+      forgetCurvePoint(parts, view);
+    },
   });
   wireTable(parts.table.canvas, {
     active: drawn,
     shape: () => view.pe,
-    describe: (col, position) => figures.describe(view, col, position),
+    describe: (col, position) => {
+      look('table', position, col);
+      return figures.describe(view, col, position);
+    },
+    leave: () => {
+      looked = null;
+    },
     pick: (col) => {
       const i = data.pairOfColumn(view.layout, view.pe.cols, col);
-      if (i != null) showPair(parts, view, i);
+      if (i != null) pickPair(i);
     },
   });
-  parts.select.addEventListener('change', () => showPair(parts, view, Number(parts.select.value)));
+  parts.select.addEventListener('change', () => pickPair(Number(parts.select.value)));
 
   /** Draw `pe`; the picked pair stays while the table keeps its width (a relabel draws the same `pe` again). */
   function render(pe) {
@@ -184,7 +215,7 @@ function moved(key, now, rows) {
 /**
  * The curves' pointer and keys: hover or a tap reads the point under it; with the focus, ←/→
  * (PageUp/PageDown: ten) move along the curve, ↑/↓ switch between the two curves, Home/End jump to
- * the ends. `hooks`: { active, at(event), read(cursor, point, announce), cursor, rows, forget }.
+ * the ends. `hooks`: { active, at(event), read(cursor, point, aloud), cursor, rows, forget }.
  */
 function wireCurves(canvas, hooks) {
   canvas.addEventListener('pointermove', (event) => {
@@ -214,7 +245,7 @@ function wireCurves(canvas, hooks) {
 
 /**
  * The table's pointer: hover reads a cell, a click (or a tap) also picks its column's pair.
- * `hooks`: { active, shape → { rows, cols }, describe(col, position), pick(col) }.
+ * `hooks`: { active, shape → { rows, cols }, describe(col, position), pick(col), leave }.
  */
 function wireTable(canvas, hooks) {
   const cellAt = (event) => {
@@ -239,5 +270,6 @@ function wireTable(canvas, hooks) {
   canvas.addEventListener('pointerleave', () => {
     delete canvas.dataset.cell;
     hideTooltip();
+    hooks.leave();
   });
 }
