@@ -13,9 +13,9 @@ import { announce } from '../ui/bus.js';
 import { $, option } from '../ui/dom.js';
 import { onLanguageChange, setLanguage, t } from '../ui/i18n.js';
 import { parseHead } from '../views/attention.js';
-import { force, onInput, play, run, select, showAnswer, showBeamControls, showBeamNode, step, translate } from './actions.js';
+import { decoderStep, force, onInput, play, select, showAnswer, showBeamControls, showBeamNode, step, translate } from './actions.js';
 import { createClient } from './client.js';
-import { BEAM, decoding, fillFactMenus, samplingArgs } from './controls.js';
+import { BEAM, beamOptions, decoding, fillFactMenus, samplingArgs } from './controls.js';
 import { measureImportance, switchAllOn, toggleHead } from './heads.js';
 import { applyLink, copyLink } from './links.js';
 import { handleError, showBackend, showMessage, showProgress } from './messages.js';
@@ -65,9 +65,13 @@ function wireDecoding() {
     showBeamControls(decoding() === BEAM);
     state.sentenceOpen = false;
     await call('sampling', samplingArgs()).catch(handleError);
-    translate();
+    await translate();
   };
-  $('sampling-select').addEventListener('change', decodingChanged);
+  // The lesson hears the decoding chosen once its answer is shown (www/ui/bus.js: decoding-mode).
+  $('sampling-select').addEventListener('change', async () => {
+    await decodingChanged();
+    announce('decoding-mode', { mode: decoding() });
+  });
   $('sample-seed').addEventListener('change', decodingChanged);
   for (const id of ['beam-width', 'beam-alpha']) {
     $(id).addEventListener('change', () => {
@@ -75,12 +79,12 @@ function wireDecoding() {
       translate();
     });
   }
-  $('step-forward').addEventListener('click', step);
-  $('step-back').addEventListener('click', () => run('back'));
-  $('step-reset').addEventListener('click', () => run('reset'));
-  $('step-end').addEventListener('click', () => run('runToEnd'));
+  $('step-forward').addEventListener('click', () => step());
+  $('step-back').addEventListener('click', () => decoderStep('back'));
+  $('step-reset').addEventListener('click', () => decoderStep('reset'));
+  $('step-end').addEventListener('click', () => decoderStep('runToEnd'));
   $('step-play').addEventListener('click', play);
-  $('prefix-button').addEventListener('click', () => run('prefix', { text: $('prefix-input').value }));
+  $('prefix-button').addEventListener('click', () => decoderStep('prefix', { text: $('prefix-input').value }));
 }
 
 /** What the person looks at: a token to explain, the kind, layer and head, the view toggles. */
@@ -163,6 +167,13 @@ function openPlayground() {
   return playground;
 }
 
+/** The decoding chosen, for the lesson's text on it: { mode, temperature, topK, seed, width, alpha }. */
+function decodingNow() {
+  const { temperature, topK, seed } = samplingArgs();
+  const { width, lengthPenalty } = beamOptions();
+  return { mode: decoding(), temperature, topK, seed, width, alpha: lengthPenalty };
+}
+
 /** The lesson's link to an experiment: the playground opens, in view, and trains its two runs. */
 async function runExperiment(id) {
   const panel = await openPlayground();
@@ -221,7 +232,7 @@ async function main() {
   parts.views = createViews(ACT);
   parts.lesson = createLesson({
     button: $('lesson-button'),
-    page: { state, journey: parts.views.journey, select, switchModel, runExperiment, onChange: viewChanged },
+    page: { state, journey: parts.views.journey, select, switchModel, runExperiment, decoding: decodingNow, onChange: viewChanged },
   });
   // The worker and its wasm module start while the model list is fetched: neither needs the other.
   const facts = timed('boot: worker and CPU module', learnFacts);

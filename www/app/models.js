@@ -75,6 +75,9 @@ function showModel(model, info) {
   }
   if (state.model && model !== state.model) state.selection = { ...state.facts.defaultFocus };
   if (model.local) model.about = info.about ?? undefined; // its folder's about.json, if it has one
+  // The weights' hash (www/worker/model.js weightsHash), kept from the entry's first load: a
+  // playground run's entry opens again with its latest weights, but stays named by its step 0's.
+  model.weightsHash ??= info.weightsHash;
   state.model = model;
   state.config = info.config;
   state.selection = clampSelection(state.selection);

@@ -3,7 +3,9 @@
 // snapshot the training worker posts (www/trainer/run.js) is sent to the model's worker, which
 // swaps the weights and decodes the sentence on screen again, and the answer redraws every view:
 // heatmaps, model view, head view, journey, ablation. The timeline keeps the run's snapshots
-// (www/shared/snapshots.js), so its slider scrubs back through the run.
+// (www/shared/snapshots.js), so its slider scrubs back through the run. The run's model is named by
+// the hash of its step 0's weights throughout (app/models.js `weightsHash`), so the lesson's
+// progress on it does not start over at each snapshot.
 //
 // Snapshots come faster than a redraw on a slow machine: while one is being shown, only the latest
 // waits. A run whose model is no longer on screen (the learner picked another) is not followed.

@@ -82,9 +82,10 @@ function modelLabel(entry) {
 
 /**
  * args: { model, backend, text }: load the model in the CPU session; WebGPU warms up on `text`
- * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads, notes, languages }
- * (`about`: a local folder's about.json, or null; `heads`: the folder's heads.json, or null; `notes`: what
- * importing a Hugging Face folder did not apply; `languages`: a multi-target model's `>>code<<` tokens).
+ * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads, notes, languages,
+ * weightsHash } (`about`: a local folder's about.json, or null; `heads`: the folder's heads.json, or null; `notes`: what
+ * importing a Hugging Face folder did not apply; `languages`: a multi-target model's `>>code<<` tokens;
+ * `weightsHash`: the hash of the weights loaded, model.js `weightsHash`).
  */
 async function init(args) {
   await phase('init: CPU module', loadCpuModule);
@@ -105,7 +106,7 @@ async function init(args) {
     timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
   }
   start(cpu, args.backend || 'auto', args.text);
-  const { about, heads, notes } = model;
+  const { about, heads, notes, weightsHash } = model;
   const languages = cpu.languageCodes();
   return {
     config: cpu.config(),
@@ -116,6 +117,7 @@ async function init(args) {
     heads,
     notes,
     languages,
+    weightsHash,
   };
 }
 

@@ -34,8 +34,8 @@ function pickHuggingFaceFiles(entries) {
 
 /**
  * Read and convert a Hugging Face folder: { files: { config, weights (a WeightsFile),
- * srcTokenizer, tgtTokenizer }, notes: [English text] }. `onProgress` gets the reading's bytes,
- * then { label, phase: 'convert' }.
+ * srcTokenizer, tgtTokenizer }, notes: [English text], weightsFile: the File its weights were read
+ * from }. `onProgress` gets the reading's bytes, then { label, phase: 'convert' }.
  */
 export async function importHuggingFace(entries, folder, onProgress) {
   const picked = pickHuggingFaceFiles(entries);
@@ -55,5 +55,5 @@ export async function importHuggingFace(entries, folder, onProgress) {
     names.map((name) => read[name]),
   );
   const { notes, ...files } = imported;
-  return { files, notes };
+  return { files, notes, weightsFile: weights };
 }

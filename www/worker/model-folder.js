@@ -102,6 +102,67 @@ async function readFile(file, onRead, makeSink) {
   return sink ?? bytes;
 }
 
+/** A weights file up to this size is hashed whole (`fileHash`). */
+const HASH_WHOLE = 8 * 1024 * 1024;
+/** A bigger one is hashed by its length and this many bytes at each end. */
+const HASH_PART = 4 * 1024 * 1024;
+
+/**
+ * A 64-bit FNV-1a hash, fed in parts (`update(bytes)`), as 16 hex digits (`hex()`). The state is
+ * four 16-bit limbs, lowest first, so that each multiplication by the prime (2^40 + 0x1b3) stays
+ * within a double's exact integers.
+ */
+export class Fnv1a64 {
+  constructor() {
+    this.h = [0x2325, 0x8422, 0x9ce4, 0xcbf2]; // the offset basis, 0xcbf29ce484222325
+  }
+
+  update(bytes) {
+    let [h0, h1, h2, h3] = this.h;
+    for (let i = 0; i < bytes.length; i++) {
+      h0 ^= bytes[i];
+      // × 0x1b3 on every limb, × 2^40 (limb 2's 0x100) on the two lowest, carried upwards.
+      const t0 = h0 * 0x1b3;
+      const t1 = h1 * 0x1b3 + (t0 >>> 16);
+      const t2 = h2 * 0x1b3 + h0 * 0x100 + (t1 >>> 16);
+      h3 = (h3 * 0x1b3 + h1 * 0x100 + (t2 >>> 16)) & 0xffff;
+      h0 = t0 & 0xffff;
+      h1 = t1 & 0xffff;
+      h2 = t2 & 0xffff;
+    }
+    this.h = [h0, h1, h2, h3];
+    return this;
+  }
+
+  hex() {
+    return this.h
+      .toReversed()
+      .map((limb) => limb.toString(16).padStart(4, '0'))
+      .join('');
+  }
+}
+
+/**
+ * A weights file's hash, 16 hex digits: FNV-1a (64 bits) of its bytes when it is at most 8 MiB;
+ * of its length (8 bytes, little-endian), its first 4 MiB and its last 4 MiB when it is bigger, so
+ * that a big model is not read twice. It names the weights (the lesson keeps its progress under
+ * it), it does not guard them. A file that cannot be read again is a FolderProblem.
+ */
+export async function fileHash(file) {
+  const hash = new Fnv1a64();
+  const read = async (blob) => new Uint8Array(await blob.arrayBuffer());
+  try {
+    if (file.size <= HASH_WHOLE) return hash.update(await read(file)).hex();
+    const length = new Uint8Array(8);
+    new DataView(length.buffer).setBigUint64(0, BigInt(file.size), true);
+    hash.update(length);
+    hash.update(await read(file.slice(0, HASH_PART)));
+    return hash.update(await read(file.slice(file.size - HASH_PART))).hex();
+  } catch (error) {
+    throw new FolderProblem('openModel.unreadable', { file: file.name, error: error?.message || String(error) });
+  }
+}
+
 /** The optional file beside a model that describes it and credits its data (as each shipped model folder has one). */
 export const ABOUT_FILE = 'about.json';
 

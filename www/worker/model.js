@@ -2,11 +2,11 @@
 // folder, sources }), its files' bytes by modelFileNames() key, its training timeline, and new
 // sessions over them. A model opened from the person's computer comes as File objects
 // (www/worker/model-folder.js reads them here); it has no index entry, no content hashes and no
-// timeline.
+// timeline: its weights are hashed here (model-folder.js fileHash) once read.
 import { cachedFile } from './cache.js';
 import { importHuggingFace, isHuggingFaceFolder } from './hugging-face.js';
 import { progress } from './messages.js';
-import { HEADS_FILE, parseHeads, pickModelFiles, readAbout, readHeads, readModelFiles } from './model-folder.js';
+import { fileHash, HEADS_FILE, parseHeads, pickModelFiles, readAbout, readHeads, readModelFiles } from './model-folder.js';
 import { attentionKinds, checkModelSize, modelFileNames, sessionClass, WeightsFile } from './modules.js';
 import { configure } from './sentence.js';
 import { loadTimeline } from './training.js';
@@ -18,6 +18,10 @@ export const model = {
   about: null, // a local folder's about.json (readAbout), or null; a shipped model's is in its entry
   heads: null, // its heads.json (parseHeads): each head's roles and held-out importance, or null
   notes: [], // what importing a Hugging Face folder did not apply (English), or none
+  // What names its weights (the lesson keeps its progress under it): a shipped model's content hash
+  // of its weights file in models/index.json; a local one's fileHash of the weights file it was
+  // read from (a Hugging Face folder's too, before its conversion).
+  weightsHash: null,
 };
 
 /** Read `entry`'s files: a local model's from its File objects, another's through the cache. */
@@ -25,12 +29,13 @@ export async function loadModel(entry) {
   model.entry = entry;
   model.notes = [];
   if (entry.local) {
-    model.files = await readLocalModel();
+    [model.files, model.weightsHash] = await readLocalModel();
     model.about = await readAbout(entry.sources);
     model.heads = await readHeads(entry.sources, attentionKinds());
   } else {
     [model.files, model.heads] = await Promise.all([downloadModel(), downloadHeads()]);
     model.about = null;
+    model.weightsHash = entry.files[modelFileNames().weights];
   }
 }
 
@@ -80,15 +85,16 @@ async function downloadModel() {
 }
 
 /**
- * A local model's files, picked by name from the File objects the page sent and read here; a
- * Hugging Face folder is converted on the way (its notes kept in model.notes).
+ * A local model's files, picked by name from the File objects the page sent and read here, and
+ * the hash of its weights file: [files, weightsHash]. A Hugging Face folder is converted on the way
+ * (its notes kept in model.notes).
  */
 async function readLocalModel() {
   const { entry } = model;
   if (isHuggingFaceFolder(entry.sources)) {
-    const { files, notes } = await importHuggingFace(entry.sources, entry.folder, progress);
+    const { files, notes, weightsFile } = await importHuggingFace(entry.sources, entry.folder, progress);
     model.notes = notes;
-    return files;
+    return [files, await fileHash(weightsFile)];
   }
   const picked = pickModelFiles(entry.sources, modelFileNames());
   // A model too big for the module is refused from its config and its file's size, before
@@ -96,7 +102,7 @@ async function readLocalModel() {
   const { config } = await readModelFiles({ config: picked.config }, entry.folder, () => {});
   checkModelSize(config, picked.weights.size, 0);
   const files = await readModelFiles(picked, entry.folder, progress, { weights: (size) => new WeightsFile(size) });
-  return files;
+  return [files, await fileHash(picked.weights)];
 }
 
 /** The weights of a timeline snapshot; the last one is the model's own weights file. */
