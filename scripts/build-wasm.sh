@@ -9,7 +9,7 @@
 # cargo output did not change is not re-processed. pkg/manifest.json lists the modules present and,
 # once all of them are the build of one tree, the hash of its inputs (pkg/inputs.txt): pkg/ is
 # committed, and scripts/serve.sh serves it without building when they are this tree's
-# (docs/tests.md#the-committed-build-pkg).
+# (docs/tests.md#the-committed-build-pkg). Last, the page's bundle: scripts/build-page.mjs.
 #   scripts/build-wasm.sh [cpu] [webgpu] [train] [train-webgpu]
 #     (by default scripts/pkg-inputs.mjs's MODULES; scripts/serve.sh builds them apart)
 #   WASM_OPT_LEVEL=-O1 (default; -Oz gives larger gzipped modules and takes far longer) | -Oz | none
@@ -34,3 +34,6 @@ for name in "${modules[@]}"; do
   wasm_package "$name" "$listing"
 done
 wasm_manifest "$listing"
+# The page's bundle (pkg/page/, esbuild: well under a second) is its own build with its own
+# listing; a change to www/ alone needs only this step.
+stage "the page's bundle (scripts/build-page.mjs)" node scripts/build-page.mjs

@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 
-// pkg/ is committed: the page's wasm modules ship with the source (docs/tests.md#the-committed-build-pkg).
-// This script says what a build of pkg/ takes in, and whether pkg/ is still the build of this tree.
-// The inputs' listing (pkg/inputs.txt) names the toolchain and every source file with its SHA-256;
-// pkg/manifest.json keeps each module's content hash (the worker caches by it) and, under "inputs",
-// the SHA-256 of that listing: present only when every module was built from it.
+// pkg/ is committed: the page's wasm modules and its bundle ship with the source
+// (docs/tests.md#the-committed-build-pkg). This script says what a build of pkg/ takes in, and
+// whether pkg/ is still the build of this tree. The inputs' listing (pkg/inputs.txt) names the
+// toolchain and every source file with its SHA-256; pkg/manifest.json keeps each module's content
+// hash (the worker caches by it) and, under "inputs", the SHA-256 of that listing: present only
+// when every module was built from it. The page's bundle (pkg/page/, scripts/build-page.mjs) is a
+// second build with a listing of its own, pkg/page/inputs.txt (esbuild's version, PAGE_INPUTS and
+// every www/ file it took in), whose SHA-256 the manifest keeps under "page": a change to www/
+// alone needs `node scripts/build-page.mjs`, not a wasm build.
 //
 //   node scripts/pkg-inputs.mjs                        this tree's listing, on stdout
 //   node scripts/pkg-inputs.mjs modules                the modules a full build makes
-//   node scripts/pkg-inputs.mjs check [--any-rustc]    exit 0 if pkg/ is this tree's build, else say
-//                                                      what differs and exit 1 (--any-rustc: a build
-//                                                      by another rustc of these sources will do)
+//   node scripts/pkg-inputs.mjs check [--any-rustc] [--only wasm|page]
+//                                                      exit 0 if pkg/ is this tree's build (the wasm
+//                                                      modules and the page's bundle; --only: one of
+//                                                      them), else say what differs and exit 1
+//                                                      (--any-rustc: a build by another rustc of
+//                                                      these sources will do)
 //   node scripts/pkg-inputs.mjs manifest LISTING [--current]
 //                                                      write pkg/manifest.json (and pkg/inputs.txt when
 //                                                      every module is LISTING's build); --current lists
@@ -44,6 +51,12 @@ export const INPUTS = [
   'scripts/lib.sh',
   'scripts/pkg-inputs.mjs',
 ];
+
+/**
+ * What the page's bundle reads besides the www/ files it takes in (which its listing names as
+ * esbuild found them): the lock file (esbuild's version) and its build script.
+ */
+export const PAGE_INPUTS = ['package-lock.json', 'scripts/build-page.mjs'];
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
@@ -145,7 +158,15 @@ function incomplete(manifest) {
   return null;
 }
 
-function check(anyRustc) {
+function check(anyRustc, only) {
+  const page = only === 'wasm' ? null : pageStale();
+  if (page) console.log(`pkg/page/ is not this tree's bundle: ${page} (node scripts/build-page.mjs)`);
+  else if (only !== 'wasm') console.log(`pkg/page/ is this tree's bundle (${readJson(join(pkg, 'manifest.json')).page.slice(0, 12)})`);
+  const wasm = only === 'page' ? 0 : checkWasm(anyRustc);
+  return page ? 1 : wasm;
+}
+
+function checkWasm(anyRustc) {
   const manifest = readJson(join(pkg, 'manifest.json'));
   const why = incomplete(manifest);
   if (why) return fail([why]);
@@ -169,6 +190,7 @@ function writeManifest(listingFile, currentOnly) {
   const text = readFileSync(listingFile);
   const inputs = sha256(text);
   const manifest = {};
+  const page = readJson(join(pkg, 'manifest.json'))?.page; // the page's bundle is built apart
   for (const name of modulesBuilt().sort()) {
     if (!currentOnly || stampOf(name) === inputs) manifest[name] = moduleHash(name);
   }
@@ -181,10 +203,56 @@ function writeManifest(listingFile, currentOnly) {
     rmSync(join(pkg, 'inputs.txt'), { force: true });
     console.log(`pkg/ records no inputs: ${behind.join(', ')} not built from this build's inputs yet`);
   }
-  writeFileSync(join(pkg, 'manifest.json.tmp'), `${JSON.stringify(manifest, null, 2)}\n`);
-  renameSync(join(pkg, 'manifest.json.tmp'), join(pkg, 'manifest.json'));
+  if (page) manifest.page = page;
+  saveManifest(manifest);
   console.log('pkg/manifest.json:', JSON.stringify(manifest));
   return 0;
+}
+
+function saveManifest(manifest) {
+  const tmp = join(pkg, `manifest.json.${process.pid}.tmp`);
+  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(tmp, join(pkg, 'manifest.json'));
+}
+
+const esbuildVersion = () => `esbuild: ${lockedNpm('esbuild')}`;
+
+/** The listing of the page's bundle built from `wwwFiles` (scripts/build-page.mjs, from esbuild's metafile). */
+function pageListing(wwwFiles) {
+  const names = [...new Set([...PAGE_INPUTS, ...wwwFiles])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const files = names.map((name) => `${sha256(readFileSync(join(root, name)))}  ${name}`);
+  return `# the inputs of pkg/page/ (scripts/build-page.mjs)\n${[esbuildVersion(), ...files].join('\n')}\n`;
+}
+
+/**
+ * Record a bundle built in `dir` from `wwwFiles`: its listing in `dir`/inputs.txt and, once `dir`
+ * is pkg/page/ (`note`), that listing's hash in pkg/manifest.json as "page".
+ */
+export function recordPage(dir, wwwFiles, note = false) {
+  const text = note ? readFileSync(join(dir, 'inputs.txt'), 'utf8') : pageListing(wwwFiles);
+  if (!note) writeFileSync(join(dir, 'inputs.txt'), text);
+  else saveManifest({ ...(readJson(join(pkg, 'manifest.json')) ?? {}), page: sha256(text) });
+}
+
+/** Why pkg/page/ is not the bundle of this tree, in words (null when it is); needs no esbuild. */
+export function pageStale() {
+  const file = join(pkg, 'page', 'inputs.txt');
+  if (!existsSync(file)) return 'pkg/page/ is not built';
+  const text = readFileSync(file, 'utf8');
+  if (readJson(join(pkg, 'manifest.json'))?.page !== sha256(text)) return "pkg/manifest.json does not name pkg/page/inputs.txt's hash";
+  const recorded = parse(text);
+  const said = [];
+  const version = esbuildVersion().slice('esbuild: '.length);
+  if (recorded.get('esbuild') !== version) said.push(`esbuild: ${version} here, ${recorded.get('esbuild') ?? 'not recorded'} in pkg/page/`);
+  for (const name of PAGE_INPUTS) if (!recorded.has(name)) said.push(`${name} not recorded`);
+  for (const [name, hash] of recorded) {
+    if (name === 'esbuild') continue;
+    const path = join(root, name);
+    if (!existsSync(path)) said.push(`${name} removed`);
+    else if (sha256(readFileSync(path)) !== hash) said.push(`${name} changed`);
+  }
+  if (said.length > 4) said.splice(4, said.length - 4, `and ${said.length - 4} more`);
+  return said.length ? said.join('; ') : null;
 }
 
 function sameBytes(beforeFile) {
@@ -204,7 +272,8 @@ function sameBytes(beforeFile) {
 function main([mode, ...rest]) {
   if (!mode) process.stdout.write(listing());
   else if (mode === 'modules') console.log(MODULES.join(' '));
-  else if (mode === 'check') process.exitCode = check(rest.includes('--any-rustc'));
+  else if (mode === 'check')
+    process.exitCode = check(rest.includes('--any-rustc'), rest.includes('--only') ? rest[rest.indexOf('--only') + 1] : null);
   else if (mode === 'manifest') process.exitCode = writeManifest(rest[0], rest.includes('--current'));
   else if (mode === 'bytes') process.exitCode = sameBytes(rest[0]);
   else {

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 
-// A static file server for the page: www/ at /, plus /pkg/ (the wasm build) and /models/.
-// Correct MIME types (application/wasm), a strict Content-Security-Policy, loopback only.
+// A static file server for the page: www/ at /, plus /pkg/ (the wasm build and the page's bundle)
+// and /models/. Correct MIME types (application/wasm), a strict Content-Security-Policy, loopback
+// only. Files named by their content are cached for good (IMMUTABLE); the rest are revalidated on
+// every load (ETag). Run from the command line (scripts/serve.sh), it rebuilds the page's bundle
+// after each change to www/ (scripts/build-page.mjs; esbuild from node_modules).
 //
 //   node scripts/serve.mjs [--port 8080] [--host 127.0.0.1]
 
+import { watch } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -49,12 +53,22 @@ const TYPES = {
   '.md': 'text/plain; charset=utf-8',
 };
 
-// URL prefix → folder. Anything else is refused.
+// URL prefix → folder. Anything else is refused. bench-out/ and vendor/ort/ are the visitor
+// benchmark's onnxruntime-web files (www/bench/ort.js), built by scripts/bench.sh; absent, they 404.
 const MOUNTS = [
   ['/pkg/', join(root, 'pkg')],
   ['/models/', join(root, 'models')],
+  ['/bench-out/', join(root, 'benches/out')],
+  ['/vendor/ort/', join(root, 'benches/node_modules/onnxruntime-web/dist')],
   ['/', join(root, 'www')],
 ];
+
+/**
+ * Whether a request names its file's content: the worker asks for the wasm modules and the model
+ * files with `?v=<content hash>` (www/worker/cache.js), and esbuild names the bundle's shared
+ * chunks by theirs (pkg/page/chunk-<hash>.js).
+ */
+const IMMUTABLE = (url) => url.searchParams.has('v') || /^\/pkg\/page\/chunk-[A-Z0-9]+\.js$/.test(url.pathname);
 
 export function resolvePath(urlPath, mounts = MOUNTS) {
   let decoded;
@@ -88,7 +102,9 @@ export function makeServer(extraMounts = []) {
       res.writeHead(405, headers).end('method not allowed');
       return;
     }
-    const file = resolvePath(new URL(req.url, 'http://localhost').pathname, mounts);
+    const url = new URL(req.url, 'http://localhost');
+    if (IMMUTABLE(url)) headers['Cache-Control'] = 'public, max-age=31536000, immutable';
+    const file = resolvePath(url.pathname, mounts);
     try {
       const info = file ? await stat(file) : null;
       if (!info?.isFile()) throw new Error('not found');
@@ -112,8 +128,26 @@ export function makeServer(extraMounts = []) {
   });
 }
 
+/** Rebuild the page's bundle (pkg/page/) a moment after www/ changes, when it is stale. */
+function rebuildPageOnChange() {
+  let timer = null;
+  const rebuild = async () => {
+    try {
+      const { refreshPage } = await import('./build-page.mjs');
+      await refreshPage();
+    } catch (error) {
+      console.log(`pkg/page/ was not rebuilt (${error.message}): npm ci, then node scripts/build-page.mjs`);
+    }
+  };
+  watch(join(root, 'www'), { recursive: true }, () => {
+    clearTimeout(timer);
+    timer = setTimeout(rebuild, 100);
+  });
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   makeServer().listen(port, host, () => {
     console.log(`attnscope is being served at http://${host}:${port}/  (Ctrl-C to stop)`);
   });
+  rebuildPageOnChange();
 }

@@ -2,7 +2,9 @@
 # Serve the page with the default model on http://127.0.0.1:8080 (PORT=… for another port).
 # pkg/ is committed: when it is the build of this tree's sources (scripts/pkg-inputs.mjs check),
 # the page is served at once, every module listed, with no wasm target, wasm-bindgen-cli or npm
-# install (scripts/serve.mjs needs node alone). A build by another rustc will do here; the tests
+# install (scripts/serve.mjs needs node alone). The page's bundle (pkg/page/) is checked apart: a
+# change to www/ alone rebuilds it (scripts/build-page.mjs, npm ci first if need be), not the wasm
+# modules; while it serves, the server rebuilds it after each change to www/. A build by another rustc will do here; the tests
 # insist on the same one (docs/tests.md#the-committed-build-pkg).
 # Otherwise it says which input differs and builds what it needs first. The page opens as soon as
 # the CPU module is ready: on a bare machine wasm-bindgen-cli compiles beside the CPU module's
@@ -16,7 +18,13 @@ cd "$ROOT"
 started=$SECONDS
 serve() { exec node scripts/serve.mjs --host 127.0.0.1 --port "${PORT:-8080}"; }
 
-if node scripts/pkg-inputs.mjs check --any-rustc; then
+# The page's bundle (pkg/page/) first: when www/ changed it is rebuilt (esbuild, well under a
+# second; npm ci first where node_modules is not this lock file's).
+if ! node scripts/pkg-inputs.mjs check --only page; then
+  ensure_npm
+  node scripts/build-page.mjs
+fi
+if node scripts/pkg-inputs.mjs check --any-rustc --only wasm; then
   echo "first page ready after $((SECONDS - started)) s, every module listed"
   serve
 fi

@@ -1,8 +1,9 @@
-// What the page needs first, started before the page's own modules have loaded (about fifty of
-// them: a few hundred ms over HTTP/1.1's six connections): the model's worker, which loads the
-// CPU wasm module as soon as it starts, and the model list. index.html loads this module before
-// app/main.js, and it imports nothing, so it runs at once; app/client.js's first `spawn` and
-// app/main.js's model list take over what it started (`takeWorker`, `modelList`).
+// What the page needs first, started before the rest of the page's code runs: the model's worker,
+// which loads the CPU wasm module as soon as it starts, and the model list. It imports nothing, so
+// it runs first; app/client.js's first `spawn` and app/main.js's model list take over what it
+// started (`takeWorker`, `modelList`). index.html loads the page's bundle (pkg/page/main.js,
+// scripts/build-page.mjs), which holds this file and app/main.js, and this file starts the
+// worker's bundle (pkg/page/worker.js); unbundled, it starts www/worker/worker.js.
 //
 // Test mode (`?test` in the page's address, for the browser tests and the benchmark): the test
 // harness (www/testing/hooks.js) is installed first, before the first worker starts, so that it
@@ -13,9 +14,12 @@
 const TEST_MODE = new URLSearchParams(location.search).has('test');
 if (TEST_MODE) await import('./testing/hooks.js');
 
+/** The model worker's script, from the site's root: scripts/build-page.mjs defines `import.meta.workerScript`. */
+const WORKER_SCRIPT = import.meta.workerScript ?? 'worker/worker.js';
+
 /** A new worker for the model (in test mode, one that loads its test hooks). */
 export function startWorker() {
-  return new Worker(new URL(`worker/worker.js${TEST_MODE ? '?test' : ''}`, import.meta.url), { type: 'module' });
+  return new Worker(new URL(`${WORKER_SCRIPT}${TEST_MODE ? '?test' : ''}`, import.meta.url), { type: 'module' });
 }
 
 const early = {

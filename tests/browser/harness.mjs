@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
+import { refreshPage } from '../../scripts/build-page.mjs';
 import { makeServer } from '../../scripts/serve.mjs';
 
 export const ARTIFACTS = new URL('../../artifacts/', import.meta.url).pathname;
@@ -27,6 +28,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 export async function startServer() {
+  await refreshPage(); // the page's bundle (pkg/page/) of www/ as it is now
   const server = makeServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();

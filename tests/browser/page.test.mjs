@@ -111,10 +111,10 @@ test('the page as a person opens it loads no test code, in the page or its worke
       await waitOutput(page, showsApples);
       const asked = paths(requests);
       // The record holds the worker's own modules: what a worker fetches is heard too.
-      for (const path of ['/boot.js', '/app/main.js', '/worker/worker.js', '/worker/requests.js', '/pkg/cpu/attnscope.js'])
+      for (const path of ['/pkg/page/main.js', '/pkg/page/worker.js', '/pkg/cpu/attnscope.js'])
         assert.ok(asked.includes(path), `${path} is not among the requests: ${asked.join(' ')}`);
       assert.deepEqual(
-        asked.filter((path) => path.startsWith('/testing/')),
+        asked.filter((path) => path.includes('testing')),
         [],
       );
       assert.equal(await page.evaluate(() => '__attnscope' in window), false);
@@ -124,8 +124,8 @@ test('the page as a person opens it loads no test code, in the page or its worke
   await withPage(site.origin, '?backend=cpu', async ({ page, requests }) => {
     await waitReady(page);
     assert.deepEqual(
-      paths(requests).filter((path) => path.startsWith('/testing/')),
-      ['/testing/hooks.js', '/testing/worker-hooks.js'],
+      paths(requests).filter((path) => path.includes('testing')),
+      ['/pkg/page/testing-hooks.js', '/pkg/page/testing-worker-hooks.js'],
     );
   });
 });
