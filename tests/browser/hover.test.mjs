@@ -2,7 +2,7 @@
 // labelled there, on the token lines and in every other heatmap that shows them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { servePage, waitOutput, waitReady, withPage } from './harness.mjs';
+import { servePage, waitOutput, waitReady, waitSettled, withPage } from './harness.mjs';
 
 const site = servePage();
 
@@ -165,3 +165,145 @@ for (const kind of Object.keys(AXES)) {
     }),
   );
 }
+
+/**
+ * Count every drawing call on a heatmap's matrix canvas from now on (the page's hovers are on
+ * `window.__attnscope.hovers`, www/testing/hooks.js).
+ */
+function watchDraws(page) {
+  return page.evaluate(() => {
+    window.__matrixDraws = [];
+    const proto = CanvasRenderingContext2D.prototype;
+    for (const name of ['putImageData', 'drawImage', 'fillRect', 'clearRect', 'strokeRect', 'fill', 'stroke', 'fillText']) {
+      const original = proto[name];
+      proto[name] = function (...args) {
+        if (this.canvas?.classList?.contains('matrix')) window.__matrixDraws.push(`${this.canvas.closest('[id]')?.id} ${name}`);
+        return original.apply(this, args);
+      };
+    }
+  });
+}
+
+/**
+ * The focused heatmap's overlay: what it says it outlines (data-rows, data-cols), and how many of
+ * its pixels differ from exactly the 1 px accent outlines of row `r` and column `c` (all clear
+ * when r is null), with the matrix's cell size and the colour of the outlines.
+ */
+function overlayCheck(page, r, c) {
+  return page.evaluate(
+    ([row, col]) => {
+      const heatmap = document.querySelector('#focus-heatmap .heatmap');
+      const overlay = heatmap.querySelector('canvas.marks');
+      const matrix = heatmap.querySelector('canvas.matrix');
+      const { width, height } = overlay;
+      const rows = heatmap.querySelectorAll(':scope > .row-labels > span').length;
+      const cols = heatmap.querySelectorAll(':scope > .col-labels > span').length;
+      const [ch, cw] = [height / rows, width / cols];
+      const data = overlay.getContext('2d').getImageData(0, 0, width, height).data;
+      const onOutline = (x, y, left, top, w, h) =>
+        x >= left && x < left + w && y >= top && y < top + h && (x === left || x === left + w - 1 || y === top || y === top + h - 1);
+      let wrong = 0;
+      const colours = new Set();
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          const k = 4 * (y * width + x);
+          const want = row !== null && (onOutline(x, y, 0, row * ch, width, ch) || onOutline(x, y, col * cw, 0, cw, height));
+          if (want !== data[k + 3] > 0) wrong += 1;
+          if (data[k + 3] > 0) colours.add(`${data[k]},${data[k + 1]},${data[k + 2]},${data[k + 3]}`);
+        }
+      }
+      return {
+        rows: overlay.dataset.rows,
+        cols: overlay.dataset.cols,
+        wrong,
+        colours: [...colours],
+        sameBox: JSON.stringify(overlay.getBoundingClientRect()) === JSON.stringify(matrix.getBoundingClientRect()),
+      };
+    },
+    [r, c],
+  );
+}
+
+test(
+  'a hover outlines exactly its row and column on the overlay, never redraws the matrix, and tells the bus which heatmap and cell',
+  { timeout: 120_000 },
+  () =>
+    withPage(site.origin, '?backend=cpu', async ({ page, consoleErrors }) => {
+      await waitReady(page);
+      await waitOutput(page, () => document.body.dataset.output === '我爱吃苹果。');
+      // The comparison's B comes from the worker in its own time: drawn before the watch starts.
+      await page.waitForFunction(() => document.getElementById('compare').dataset.ready === 'true', null, { timeout: 60_000 });
+      await waitSettled(page);
+      const focus = page.locator('#focus-heatmap');
+      const rows = await focus.locator('.row-labels span').count();
+      const cols = await focus.locator('.col-labels span').count();
+      const canvas = focus.locator('canvas.matrix');
+      await canvas.scrollIntoViewIfNeeded();
+      const box = await canvas.boundingBox();
+      const pixels = () => canvas.evaluate((c) => c.toDataURL());
+      const before = await pixels();
+      await watchDraws(page);
+      const lastHover = () => page.evaluate(() => window.__attnscope.hovers.at(-1));
+
+      for (const [r, c] of [
+        [rows - 1, 0],
+        [rows >> 1, cols - 1],
+        [0, 1],
+      ]) {
+        const what = `cell (${r}, ${c})`;
+        await page.mouse.move(box.x + ((c + 0.5) * box.width) / cols, box.y + ((r + 0.5) * box.height) / rows);
+        assert.deepEqual(
+          await overlayCheck(page, r, c),
+          { rows: String(r), cols: String(c), wrong: 0, colours: ['255,176,0,255'], sameBox: true },
+          what,
+        );
+        assert.equal(await focus.locator('.heatmap').getAttribute('data-cell'), `${r},${c}`, what);
+        const detail = await lastHover();
+        assert.ok(detail, `${what}: the bus heard no hover`);
+        assert.deepEqual({ view: detail.view, cell: detail.cell }, { view: 'focus-heatmap', cell: { row: r, col: c } }, `${what}: the bus`);
+        assert.equal(detail.items.length, 2, `${what}: a query and a key token on the bus`);
+        // Every other heatmap outlines what its labels light.
+        const others = await page.evaluate(() =>
+          [...document.querySelectorAll('.heatmap')]
+            .filter((heatmap) => !heatmap.closest('#focus-heatmap'))
+            .map((heatmap) => {
+              const lit = (axis) =>
+                [...heatmap.querySelectorAll(`:scope > .${axis}-labels > span`)]
+                  .flatMap((span, i) => (span.classList.contains('lit') ? [i] : []))
+                  .join(' ');
+              const overlay = heatmap.querySelector('canvas.marks');
+              return { labels: [lit('row'), lit('col')], overlay: [overlay.dataset.rows ?? '', overlay.dataset.cols ?? ''] };
+            }),
+        );
+        assert.ok(
+          others.some((other) => other.overlay.join('') !== ''),
+          `${what}: another heatmap outlines the hovered tokens`,
+        );
+        for (const other of others) assert.deepEqual(other.overlay, other.labels, `${what}: an overlay and its lit labels`);
+      }
+
+      // Leaving: nothing outlined, and the bus says the focused heatmap was left.
+      await page.mouse.move(1, 1);
+      assert.deepEqual(await overlayCheck(page, null, null), { rows: '', cols: '', wrong: 0, colours: [], sameBox: true }, 'left');
+      assert.deepEqual(await lastHover(), { items: [], view: 'focus-heatmap', cell: null }, 'left: the bus');
+
+      // The keyboard's cell cursor announces the same way: the first key shows cell (0, 0), → moves it.
+      await canvas.focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowRight');
+      assert.deepEqual(
+        await overlayCheck(page, 0, 1),
+        { rows: '0', cols: '1', wrong: 0, colours: ['255,176,0,255'], sameBox: true },
+        'keys',
+      );
+      const keyed = await page.evaluate(() => window.__attnscope.hovers.filter((d) => d?.cell).map((d) => d.cell));
+      assert.deepEqual(keyed.slice(-2), [
+        { row: 0, col: 0 },
+        { row: 0, col: 1 },
+      ]);
+
+      assert.deepEqual(await page.evaluate(() => window.__matrixDraws), [], 'a matrix canvas was drawn on during the hovers');
+      assert.equal(await pixels(), before, 'the matrix canvas changed');
+      assert.deepEqual(consoleErrors, []);
+    }),
+);

@@ -1,14 +1,17 @@
 // A labelled heatmap: tokens on both axes under titles that name their role (query or key), a
 // colour legend, hover → exact value and tokens, linked highlighting of the hovered tokens' rows
 // and columns. `transposed(spec)` swaps the axes of a spec, hover mapping included.
+// The matrix's canvas is drawn when the data changes, never on a hover: the lit rows and columns
+// are outlined on an overlay (www/views/heatmap-overlay.js), and a cell's text is made once.
 
 import { cpuCanvas, drawMatrix, formatValue, legend, rasterizeNow, sizeCanvas } from '../draw/canvas.js';
 import { axisTitle, labelOrientation, labelSpacing } from '../draw/labels.js';
 import { hover, hoveredOn, onHover } from '../ui/bus.js';
 import { el, setIfChanged } from '../ui/dom.js';
-import { t } from '../ui/i18n.js';
+import { onLanguageChange, t } from '../ui/i18n.js';
 import { hideTooltip, say, showTooltip } from '../ui/tooltip.js';
 import { heatmapFigure, specCell } from './heatmap-figure.js';
+import { createOverlay } from './heatmap-overlay.js';
 
 const same = (i) => i;
 const NOTHING_LIT = { rows: [], cols: [] };
@@ -23,6 +26,8 @@ const NOTHING_LIT = { rows: [], cols: [] };
  *            rowIndex(i), colIndex(j): matrix index → token index on that side (identity if absent) }.
  * The index mapping travels with every spec because it changes with the kind and the trace.
  * While the pointer is over a cell, the root's data-value holds its exact value (data-cell "r,c").
+ * On the bus (www/ui/bus.js) its hovers name the heatmap by the id of the element it sits in
+ * (`view`: 'focus-heatmap', 'stages', …) and the cell ({ row, col }, as drawn; null off a cell).
  */
 export function createHeatmap(container, { onHoverValue } = {}) {
   const h = {
@@ -36,10 +41,13 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     focusCell: null, // the keyboard's cell { r, c }, or null
     cell: 0, // px: a cell's side as drawn
     legendKey: null, // what the legend shows
+    texts: new Map(), // cell index → its text and value, made on its first hover after a render
+    view: null, // the id of the element the heatmap sits in (found on its first hover)
   };
   wirePointer(h);
   wireKeyboard(h);
   wireLabels(h);
+  onLanguageChange(() => h.texts.clear()); // a masked cell's text is in the page's language
   onHover((detail) => {
     if (!h.spec || detail?.from === h.self) return;
     h.lit = litFor(h, detail);
@@ -60,9 +68,9 @@ function elements(container) {
   const colTitle = el('div', { className: 'col-title' });
   const colLabels = el('div', { className: 'col-labels' });
   const rowLabels = el('div', { className: 'row-labels' });
-  // The lit rows and columns are outlined by boxes laid over the matrix, not drawn into it: a hover
-  // moves two thin boxes instead of repainting a canvas of up to 1,024 × 1,032 pixels.
-  const marks = el('div', { className: 'marks' });
+  // The lit rows and columns are outlined on a canvas laid over the matrix, not drawn into it: a
+  // hover draws two thin boxes instead of repainting a canvas of up to 1,024 × 1,032 pixels.
+  const overlay = createOverlay();
   const canvas = cpuCanvas({
     className: 'matrix',
     i18nLabel: 'heatmap.keyboardLabel',
@@ -75,11 +83,11 @@ function elements(container) {
     colLabels,
     rowTitle,
     rowLabels,
-    el('div', { className: 'matrix-wrap' }, canvas, marks),
+    el('div', { className: 'matrix-wrap' }, canvas, overlay.canvas),
   );
   const legendSlot = el('div');
   container.replaceChildren(root, legendSlot);
-  return { root, canvas, marks, rowTitle, colTitle, rowLabels, colLabels, legendSlot };
+  return { root, canvas, overlay, rowTitle, colTitle, rowLabels, colLabels, legendSlot };
 }
 
 /** Draw `spec` on heatmap `h`. */
@@ -87,11 +95,13 @@ function render(h, spec) {
   h.spec = spec;
   if (h.focusCell && (h.focusCell.r >= spec.rows || h.focusCell.c >= spec.cols)) h.focusCell = null;
   h.hoveredCell = null;
+  h.texts.clear();
   delete h.root.dataset.cell;
   delete h.root.dataset.value;
   const { rows, cols } = spec;
   h.cell = specCell(spec);
   sizeCanvas(h.canvas, cols * h.cell, rows * h.cell);
+  h.overlay.size(rows, cols, h.cell);
   drawMatrix(h.canvas, spec);
   // Rasterized now rather than with every other heatmap in the frame that scrolls to them.
   rasterizeNow(h.canvas.getContext('2d'));
@@ -167,33 +177,19 @@ function labels(target, tokens, size, vertical) {
 
 /** Show `h.lit` on the labels and over the matrix. */
 function showLit(h) {
-  const { spec, lit, cell, marks } = h;
+  const { spec, lit } = h;
   if (!spec) return;
-  const boxes = [
-    ...lit.rows.filter((r) => r >= 0 && r < spec.rows).map((r) => ['row', r]),
-    ...lit.cols.filter((c) => c >= 0 && c < spec.cols).map((c) => ['col', c]),
-  ];
-  while (marks.children.length < boxes.length) marks.append(el('div'));
-  [...marks.children].forEach((box, k) => {
-    box.hidden = k >= boxes.length;
-    if (box.hidden) return;
-    const [axis, i] = boxes[k];
-    const [along, across] = axis === 'row' ? ['top', 'left'] : ['left', 'top'];
-    const [length, breadth] = axis === 'row' ? ['height', 'width'] : ['width', 'height'];
-    box.style[along] = `${i * cell}px`;
-    box.style[length] = `${cell}px`;
-    box.style[across] = '0';
-    box.style[breadth] = '100%';
-  });
+  h.overlay.show(lit);
   markLit(h.rowLabels, h.litLabels.rows, lit.rows);
   markLit(h.colLabels, h.litLabels.cols, lit.cols);
   h.litLabels = lit;
 }
 
-/** Move the lit mark of `target`'s labels from the indices `before` to `now`. */
+/** Move the lit mark of `target`'s labels from the indices `before` to `now`; a label lit in both is left alone. */
 function markLit(target, before, now) {
+  if (before === now) return;
   for (const i of before) if (!now.includes(i)) target.children[i]?.classList.remove('lit');
-  for (const i of now) target.children[i]?.classList.add('lit');
+  for (const i of now) if (!before.includes(i)) target.children[i]?.classList.add('lit');
 }
 
 /** The cell under a pointer `event`, or null. */
@@ -213,28 +209,55 @@ function clear(h) {
   delete h.root.dataset.value;
   h.lit = NOTHING_LIT;
   showLit(h);
-  hover(null, h.self);
+  hover([], h.self, where(h, null));
+}
+
+/** Where a hover of `h` is, for the bus: its view (the id of the element it sits in) and `cell`. */
+function where(h, cell) {
+  h.view ??= h.root.parentElement?.closest('[id]')?.id ?? null;
+  return { view: h.view, cell };
+}
+
+/** Cell `i` (= `at` { r, c }) as the hover shows it: its text, its data-value, and its tokens; made once a render. */
+function cellText(h, i, at) {
+  let made = h.texts.get(i);
+  if (!made) {
+    const { query, key, masked, value } = describeCell(h.spec, at);
+    made = {
+      query,
+      key,
+      masked,
+      value,
+      text: `${query} → ${key}: ${masked ? t('heatmap.masked') : formatValue(value)}`,
+      dataValue: masked ? 'masked' : String(value),
+    };
+    h.texts.set(i, made);
+  }
+  return made;
 }
 
 /**
  * Show cell `at` = { r, c }: its tokens and exact value in the tooltip (at `point`, a pointer
  * position) and the hover line, lit everywhere; `announce` also says it to screen readers.
+ * Within the cell already shown, the tooltip only follows the pointer.
  */
 function showCell(h, at, point, announce = false) {
   const { spec, root } = h;
   const i = at.r * spec.cols + at.c;
-  const { query, key, masked, value } = describeCell(spec, at);
-  const text = `${query} → ${key}: ${masked ? t('heatmap.masked') : formatValue(value)}`;
-  root.dataset.cell = `${at.r},${at.c}`;
-  root.dataset.value = masked ? 'masked' : String(value);
-  showTooltip(point, text);
-  h.onHoverValue?.(text);
-  if (announce) say(masked ? t('heatmap.announceMasked', { query, key }) : t('heatmap.announce', { query, key, value: value.toFixed(3) }));
+  const cell = cellText(h, i, at);
+  showTooltip(point, cell.text);
+  if (announce) {
+    const { query, key, masked, value } = cell;
+    say(masked ? t('heatmap.announceMasked', { query, key }) : t('heatmap.announce', { query, key, value: value.toFixed(3) }));
+  }
   if (h.hoveredCell === i) return;
   h.hoveredCell = i;
+  root.dataset.cell = `${at.r},${at.c}`;
+  root.dataset.value = cell.dataValue;
+  h.onHoverValue?.(cell.text);
   h.lit = { rows: [at.r], cols: [at.c] };
   showLit(h);
-  hover([tokenAt(h, 'row', at.r), tokenAt(h, 'col', at.c)].filter(Boolean), h.self);
+  hover([tokenAt(h, 'row', at.r), tokenAt(h, 'col', at.c)].filter(Boolean), h.self, where(h, { row: at.r, col: at.c }));
 }
 
 /** The pointer over the matrix: a cell is about two tokens, its query (row) and its key (column). */
@@ -311,7 +334,7 @@ function wireLabels(h) {
       const items = token ? [token] : [];
       h.lit = token ? litFor(h, { items }) : { rows: axis === 'row' ? [i] : [], cols: axis === 'col' ? [i] : [] };
       showLit(h);
-      hover(items, h.self);
+      hover(items, h.self, where(h, null));
     });
     target.addEventListener('mouseleave', () => clear(h));
   }
