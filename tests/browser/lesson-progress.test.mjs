@@ -82,9 +82,9 @@ const SUMMARY = {
   rightFirstTime: 1,
   hintsUsed: 1,
   perStep: [
-    { step: 'overview', ms: 5000, done: true },
-    { step: 'matrix', ms: 7000, done: true },
-    { step: 'scale', ms: 3000, done: false },
+    { step: 'overview', ms: 5000, done: true, task: true },
+    { step: 'matrix', ms: 7000, done: true, task: false },
+    { step: 'scale', ms: 3000, done: false, task: false },
   ],
   totalMs: 15000,
 };
@@ -206,7 +206,7 @@ test('start over forgets the open model, or every model; the log keeps the lates
     right: 0,
     rightFirstTime: 0,
     hintsUsed: 0,
-    perStep: STEPS.map((step) => ({ step, ms: 0, done: false })),
+    perStep: STEPS.map((step) => ({ step, ms: 0, done: false, task: false })),
     totalMs: 0,
   });
   assert.deepEqual([...storage.items.keys()], ['another-site-key', `${STORAGE_PREFIX}date-iso#def`]);

@@ -218,6 +218,8 @@ async function walkLesson(browser, walk) {
   });
   const graded = Object.values(answers).filter((a) => a !== undefined).length;
   assert.deepEqual(summary, { right: 0, total: graded, hints: graded }, 'every check was answered wrong once, then right');
+  const how = await page.evaluate(() => [...document.querySelectorAll('#lesson .lesson-summary-steps li')].map((li) => li.dataset.how));
+  assert.deepEqual(how, new Array(total).fill('task'), 'every step is listed as done by its task');
   assert.deepEqual(errors, []);
   return { page, context, answers };
 }

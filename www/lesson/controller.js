@@ -231,6 +231,7 @@ function showSummary(lesson) {
   ui.check.replaceChildren();
   ui.action.replaceChildren();
   ui.summary.hidden = false;
+  ui.note.textContent = '';
   renderSummary(ui.summary, lesson.progress.summary(IDS, CHECK_IDS), IDS);
   ui.card.dataset.state = 'summary';
   ui.next.textContent = quizUi('close');

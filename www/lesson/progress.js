@@ -227,7 +227,12 @@ class Progress {
    */
   summary(stepIds, checkIds) {
     const checks = checkIds.map((id) => this.#record().checks[id]).filter(Boolean);
-    const perStep = stepIds.map((step) => ({ step, ms: this.stepMs(step), done: this.isDone(step) }));
+    const perStep = stepIds.map((step) => ({
+      step,
+      ms: this.stepMs(step),
+      done: this.isDone(step),
+      task: this.#record().steps[step]?.task === true,
+    }));
     return {
       checks: checkIds.length,
       answered: checks.filter((c) => c.tries > 0).length,

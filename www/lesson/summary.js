@@ -13,12 +13,14 @@ export function renderSummary(box, summary, ids) {
     .sort((a, b) => n(a.step) - n(b.step))
     .map((s) =>
       el('li', {
-        text: quizUi(s.done ? 'summaryStep' : 'summaryStepSkipped', { n: n(s.step), seconds: Math.round(s.ms / 1000) }),
-        data: { step: s.step },
+        text: quizUi(s.task ? 'summaryStep' : s.done ? 'summaryStepSkipped' : 'summaryStepUnseen', {
+          n: n(s.step),
+          seconds: Math.round(s.ms / 1000),
+        }),
+        data: { step: s.step, how: s.task ? 'task' : s.done ? 'skipped' : 'unseen' },
       }),
     );
   box.replaceChildren(
-    el('h3', { text: quizUi('summaryTitle') }),
     el('p', {
       className: 'lesson-summary-checks',
       text: quizUi('summaryChecks', { right: summary.rightFirstTime, total: summary.checks }),
