@@ -5,6 +5,9 @@
 //! For each model and source length (8, 16, 32, 64 tokens): encode, one cached decoding step,
 //! a full greedy decode (cached steps), and a full re-decode of the whole prefix at once,
 //! median and p95 over 30 runs after 5 warm-up runs. Single-threaded, like the browser.
+//! `SPLIT=1`: en-zh's forward at 32 tokens split into tokenizing, arithmetic and attention
+//! readback, and a cached step against it (`split/forward.rs`; onnxruntime's side:
+//! `benches/ort_forward.py`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
@@ -17,6 +20,9 @@ use attnscope::Focus;
 use attnscope::LoadedModel;
 use attnscope::{block_on, Session};
 use burn::tensor::{Device, Int, Tensor, TensorData};
+
+#[path = "split/forward.rs"]
+mod split;
 
 const WARMUP: usize = 5;
 const RUNS: usize = 30;
@@ -82,8 +88,8 @@ fn step_and_redecode(session: &mut Session) -> ((f64, f64), (f64, f64)) {
     (step, full)
 }
 
-/// `PROFILE=encode|step|greedy`: repeat one stage of en-zh at 32 source tokens for three seconds
-/// and print nothing, for a profiler (`perf record`) to attribute that stage alone.
+/// `PROFILE=encode|step|greedy|redecode`: repeat one stage of en-zh at 32 source tokens for
+/// three seconds and print nothing, for a profiler (`perf record`) to attribute that stage alone.
 fn profile(root: &std::path::Path, stage: &str) {
     let mut session = shipped(root, "en-zh");
     let text = sentence(&session, "en-zh", 32);
@@ -101,7 +107,10 @@ fn profile(root: &std::path::Path, stage: &str) {
             "greedy" => {
                 block_on(session.translate(&text)).unwrap();
             }
-            other => panic!("PROFILE={other}: use encode, step or greedy"),
+            "redecode" => {
+                block_on(session.recompute_decoder()).unwrap();
+            }
+            other => panic!("PROFILE={other}: use encode, step, greedy or redecode"),
         }
     }
 }
@@ -110,6 +119,10 @@ fn main() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     if let Ok(stage) = std::env::var("PROFILE") {
         profile(&root, &stage);
+        return;
+    }
+    if std::env::var("SPLIT").is_ok() {
+        split::split(&root);
         return;
     }
     decode_table(&root);
