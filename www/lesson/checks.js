@@ -11,22 +11,18 @@
 //            params (for the question, the hint and the reason) }, or null: no check for this ctx.
 // A 'predict' check's answer(ctx) gives the options and `grade(ctx, before)`, which reads the
 // answer from the page after the task (ctx then) and what was stored when the check opened.
-import { PUNCTUATION } from '../views/journey.js';
-import { idx, stackIndex, tok } from './numbers.js';
-
-const SHOWN = 8; // options over keys: at most this many, the rest left out
+import { stackIndex, tok } from './numbers.js';
+import { argmax, firstLayer, SHOWN, where, wordKeys } from './steps/common.js';
 
 /** The unmasked keys of the journey's attention sub-layer `part`, in order. */
 function openKeys(sub) {
   return [...Array(sub.kLen).keys()].filter((k) => !sub.masked?.[k]);
 }
 
-const argmax = (values, keys) => keys.reduce((best, k) => (values[k] > values[best] ? k : best), keys[0]);
-
 /**
- * Key options for a choice over `keys` of `tokens`: all of them, or the SHOWN the `rank` values
- * put highest (the right one always among them; `limit` instead of SHOWN), in sentence order. Repeated tokens get their
- * position after them, so two options never read alike.
+ * Key options for a choice over `keys` of `tokens`: all of them, or the `limit` (SHOWN unless
+ * given) that the `rank` values put highest (the right one always among them), in sentence order.
+ * Repeated tokens get their position after them, so two options never read alike.
  */
 function keyOptions(tokens, keys, rank, limit = SHOWN) {
   const kept =
@@ -39,15 +35,6 @@ function keyOptions(tokens, keys, rank, limit = SHOWN) {
   const count = new Map();
   for (const k of kept) count.set(tokens[k], (count.get(tokens[k]) ?? 0) + 1);
   return kept.map((k) => ({ label: count.get(tokens[k]) > 1 ? `${tokens[k]} (${k})` : String(tokens[k]), value: k }));
-}
-
-const at = (ctx) => ({ layer: idx(ctx.pick.layer), head: idx(ctx.pick.head), token: tok(ctx.journey?.token ?? '') });
-
-/** Source keys that are words: not <s>, </s> or punctuation (all but <s>/</s> if none is). */
-function wordKeys(trace, config, keys) {
-  const named = keys.filter((k) => trace.srcIds[k] !== config.bosId && trace.srcIds[k] !== config.eosId);
-  const words = named.filter((k) => !PUNCTUATION.test(trace.srcTokens[k] ?? ''));
-  return words.length ? words : named.length ? named : keys;
 }
 
 /** The weight row (`row`) of trace stack `kind` at layer, head. */
@@ -66,7 +53,7 @@ export const CHECKS = {
   qkv: {
     kind: 'number',
     hides: ['dK', 'q'],
-    answer: (ctx) => ({ value: ctx.journey.dK, digits: 0, params: at(ctx) }),
+    answer: (ctx) => ({ value: ctx.journey.dK, digits: 0, params: where(ctx) }),
   },
   dot: {
     kind: 'choice',
@@ -76,7 +63,7 @@ export const CHECKS = {
       const scores = sub.heads[ctx.pick.head].scores;
       const keys = openKeys(sub);
       const right = argmax(scores, keys);
-      return { value: right, options: keyOptions(sub.keyTokens, keys, scores), params: { ...at(ctx), best: tok(sub.keyTokens[right]) } };
+      return { value: right, options: keyOptions(sub.keyTokens, keys, scores), params: { ...where(ctx), best: tok(sub.keyTokens[right]) } };
     },
   },
   softmax: {
@@ -86,13 +73,13 @@ export const CHECKS = {
       const sub = ctx.journey.selfAttention;
       const weights = sub.heads[ctx.pick.head].weights;
       const best = argmax(weights, openKeys(sub));
-      return { value: weights[best], digits: 2, params: { ...at(ctx), key: tok(sub.keyTokens[best]) } };
+      return { value: weights[best], digits: 2, params: { ...where(ctx), key: tok(sub.keyTokens[best]) } };
     },
   },
   weighted: {
     kind: 'number',
     hides: ['terms', 'out'],
-    answer: (ctx) => ({ value: ctx.journey.selfAttention.heads[ctx.pick.head].output[0], digits: 2, params: at(ctx) }),
+    answer: (ctx) => ({ value: ctx.journey.selfAttention.heads[ctx.pick.head].output[0], digits: 2, params: where(ctx) }),
   },
   heads: {
     kind: 'choice',
@@ -105,7 +92,7 @@ export const CHECKS = {
       return {
         value: argmax(per, heads),
         options: heads.map((h) => ({ label: String(h), value: h, head: true })),
-        params: { ...at(ctx), key: tok(sub.keyTokens[best]) },
+        params: { ...where(ctx), key: tok(sub.keyTokens[best]) },
       };
     },
   },
@@ -114,7 +101,7 @@ export const CHECKS = {
     hides: ['rows', 'keys'],
     answer: (ctx) => {
       const stack = ctx.trace[ctx.pick.stack === 'encoder' ? 'encoderSelfAttention' : 'decoderSelfAttention'];
-      return { value: stack.queries * stack.keys, digits: 0, params: at(ctx) };
+      return { value: stack.queries * stack.keys, digits: 0, params: where(ctx) };
     },
   },
   scale: {
@@ -123,13 +110,13 @@ export const CHECKS = {
     answer: (ctx) => {
       const { stages } = ctx;
       if (!stages?.unscaledEntropy || ctx.config.scaledAttention === false) return null;
-      return { value: stages.unscaledEntropy[ctx.pick.head], digits: 2, params: at(ctx) };
+      return { value: stages.unscaledEntropy[ctx.pick.head], digits: 2, params: where(ctx) };
     },
   },
   norm: {
     kind: 'number',
     hides: ['std', 'mean'],
-    answer: (ctx) => ({ value: ctx.journey.selfAttention.std, digits: 2, params: at(ctx) }),
+    answer: (ctx) => ({ value: ctx.journey.selfAttention.std, digits: 2, params: where(ctx) }),
   },
   ffn: {
     kind: 'number',
@@ -137,7 +124,7 @@ export const CHECKS = {
     answer: (ctx) => {
       const { activation, feedForward } = ctx.journey;
       if (activation !== 'relu' || feedForward?.zeros == null) return null;
-      return { value: feedForward.zeros, digits: 0, params: at(ctx) };
+      return { value: feedForward.zeros, digits: 0, params: where(ctx) };
     },
   },
   positional: {
@@ -145,10 +132,10 @@ export const CHECKS = {
     hides: ['pe0', 'x0'],
     answer: async (ctx) => {
       if (ctx.positional?.kind === 'none') return null;
-      const j0 = ctx.pick.layer === 0 ? ctx.journey : await ctx.fetch({ ...ctx.pick, layer: 0 });
+      const j0 = await firstLayer(ctx);
       const p = j0?.positional;
       if (!p) return null;
-      return { value: p[0], digits: 2, params: { ...at(ctx), token: tok(j0.token) } };
+      return { value: p[0], digits: 2, params: { ...where(ctx), token: tok(j0.token) } };
     },
   },
   padding: {
@@ -177,11 +164,13 @@ export const CHECKS = {
     hides: ['row', 'best', 'next'],
     answer: (ctx) => {
       const { trace, config } = ctx;
-      const keys = wordKeys(trace, config, [...Array(trace.crossAttention.keys).keys()]);
+      const all = [...Array(trace.crossAttention.keys).keys()];
+      const words = wordKeys({ trace, config }, all);
+      const keys = words.length ? words : all;
       // Every source word is an option: nothing ranks them before the step.
       const options = keyOptions(trace.srcTokens, keys, [], keys.length);
       const before = { rows: trace.crossAttention.queries, layer: ctx.pick.layer, head: ctx.pick.head, keys };
-      return { value: null, options, before, params: at(ctx) };
+      return { value: null, options, before, params: where(ctx) };
     },
     /** After Step ▶: the new row's heaviest source word at the layer and head the card showed. */
     grade: (ctx, before) => {

@@ -14,7 +14,7 @@
 import { listen } from '../ui/bus.js';
 import { el } from '../ui/dom.js';
 import { onLanguageChange } from '../ui/i18n.js';
-import { defaultPick, PUNCTUATION } from '../views/journey.js';
+import { defaultPick, sourcePick } from '../views/journey.js';
 import { buildCard, highlight, keepInSight, labelStatic, unlight } from './card.js';
 import { CHECKS } from './checks.js';
 import { gradeFor, prepareCheck, resolvePrediction } from './grading.js';
@@ -39,13 +39,6 @@ const sentenceKey = (page) => {
   return trace ? `${model?.name}\n${trace.srcTokens.join(' ')}\n${trace.tgtTokens.join(' ')}` : '';
 };
 
-/** The last source word: steps 1–7 follow encoder self-attention, where nothing is masked. */
-function encoderPick(trace) {
-  const source = trace.srcTokens;
-  for (let p = source.length - 2; p >= 0; p--) if (!PUNCTUATION.test(source[p])) return { stack: 'encoder', position: p };
-  return { stack: 'encoder', position: 0 };
-}
-
 /**
  * What step `definition` reads its numbers from: the journey at the lesson's pick and what the
  * page shows; the views are set up for the step first. { missing } when the step cannot be told
@@ -59,13 +52,14 @@ async function context(lesson, definition, task) {
   const key = sentenceKey(page);
   if (key !== lesson.sentence || !lesson.pick) {
     lesson.sentence = key;
-    lesson.pick = { ...encoderPick(trace), layer: 0, head: 0 };
+    // Steps 1–7 follow encoder self-attention, where nothing is masked: the last source word.
+    lesson.pick = { ...sourcePick(trace), layer: 0, head: 0 };
   }
   const decoder = definition.needs === 'decoder' || definition.needs === 'decoderJourney';
   if (decoder && trace.decoderSelfAttention.queries === 0) return { missing: 'needsDecoder' };
   if (definition.needs === 'decoderJourney' && lesson.pick.stack !== 'decoder') lesson.pick = { ...lesson.pick, ...defaultPick(trace) };
   if (definition.needs === 'journey' && lesson.pick.stack !== 'encoder' && lesson.step <= 7)
-    lesson.pick = { ...lesson.pick, ...encoderPick(trace) };
+    lesson.pick = { ...lesson.pick, ...sourcePick(trace) };
   const pick = definition.pick ? definition.pick({ trace, config: state.config }, lesson.pick) : lesson.pick;
   let journey = null;
   if (definition.needs === 'journey' || definition.needs === 'decoderJourney') {

@@ -32,6 +32,11 @@ export const PUNCTUATION = /^[\s\p{P}▁]*$/u;
 export function defaultPick(trace) {
   const decoder = positionsOf(trace, 'decoder');
   for (let p = decoder.length - 1; p > 0; p--) if (!PUNCTUATION.test(decoder[p])) return { stack: 'decoder', position: p };
+  return sourcePick(trace);
+}
+
+/** The last source word before </s> (not punctuation), else the first source token. */
+export function sourcePick(trace) {
   const source = positionsOf(trace, 'encoder');
   for (let p = source.length - 2; p >= 0; p--) if (!PUNCTUATION.test(source[p])) return { stack: 'encoder', position: p };
   return { stack: 'encoder', position: 0 };
