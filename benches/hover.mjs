@@ -18,13 +18,12 @@
 //   node benches/hover.mjs            (after cargo build --release; the page's pkg/ as served)
 //   SCREENSHOT=out.png node benches/hover.mjs   also saves the heatmap hovered at cell (64, 60)
 //   TRACE=trace.json node benches/hover.mjs      also saves the last run's Chromium trace
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, startServer, typeSettled } from '../tests/browser/harness.mjs';
-import { openModel, openRecordingPage } from '../tests/browser/long-tasks.mjs';
+import { makeLargeModel, openModel, openRecordingPage } from '../tests/browser/long-tasks.mjs';
 
 const RUNS = Number(process.env.RUNS || 5);
 const ROW = 64;
@@ -37,12 +36,7 @@ const RENDERING = ['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize'
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'attnscope-hover-'));
 const folder = join(dir, 'views');
-execFileSync(join(root, 'target/release/attnscope'), ['random', 'views', '--out', folder, '--max-len', '130'], { cwd: root });
-const vocab = JSON.parse(readFileSync(join(folder, 'src_tokenizer.json'), 'utf8')).model.vocab;
-const known = Object.keys(vocab)
-  .filter((word) => /^[a-z]{3,}$/.test(word))
-  .sort();
-const sentence = Array.from({ length: 127 }, (_, i) => known[(i * 37) % known.length]).join(' ');
+const sentence = makeLargeModel(folder);
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -13,13 +13,12 @@
 // of each run] }, switchMs }; benches/budgets.mjs reads it).
 //
 //   node benches/phases.mjs      (after scripts/build-wasm.sh and cargo build --release)
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, startServer, typeSettled, waitReady } from '../tests/browser/harness.mjs';
-import { openModel, openRecordingPage } from '../tests/browser/long-tasks.mjs';
+import { makeLargeModel, openModel, openRecordingPage } from '../tests/browser/long-tasks.mjs';
 import { phaseBudgetMs, verdict } from './budgets.mjs';
 
 const SWITCH_BUDGET_MS = 2000;
@@ -27,12 +26,7 @@ const RUNS = Number(process.env.RUNS || 3);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'attnscope-phases-'));
 const folder = join(dir, 'views');
-execFileSync(join(root, 'target/release/attnscope'), ['random', 'views', '--out', folder, '--max-len', '130'], { cwd: root });
-const vocab = JSON.parse(readFileSync(join(folder, 'src_tokenizer.json'), 'utf8')).model.vocab;
-const known = Object.keys(vocab)
-  .filter((word) => /^[a-z]{3,}$/.test(word))
-  .sort();
-const sentence = Array.from({ length: 127 }, (_, i) => known[(i * 37) % known.length]).join(' ');
+const sentence = makeLargeModel(folder);
 
 /**
  * Run `body` with Chromium's tracing on; the longest task on a renderer's main thread meanwhile

@@ -11,7 +11,7 @@
 // and the masks panel's hovers, which name their heatmap (`mask-causal`, `mask-padding`).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { launchChromium, servePage, waitReady, waitSettled } from './harness.mjs';
+import { launchChromium, pointAtCell, servePage, waitReady, waitSettled } from './harness.mjs';
 
 const site = servePage();
 let browser;
@@ -54,13 +54,7 @@ const output = () =>
 /** The pointer out of the way (the top-left corner), so that a scroll under it reads nothing. */
 const park = () => page.mouse.move(1, 1);
 
-/** Move the pointer over cell (`row`, `col`) of the canvas `selector` drawn as `rows` × `cols` cells. */
-async function pointAt(selector, rows, cols, row, col) {
-  const canvas = page.locator(selector).first();
-  await canvas.scrollIntoViewIfNeeded();
-  const box = await canvas.boundingBox();
-  await page.mouse.move(box.x + ((col + 0.5) * box.width) / cols, box.y + ((row + 0.5) * box.height) / rows);
-}
+const pointAt = (selector, rows, cols, row, col) => pointAtCell(page, selector, rows, cols, row, col);
 
 test('decoder-step: each stepper operation, after its answer is shown, with the output it left', { timeout: 180_000 }, async () => {
   const full = await output();

@@ -295,3 +295,24 @@ export function pngSize(bytes) {
   if (!signature.every((b, i) => bytes[i] === b) || bytes.toString('latin1', 12, 16) !== 'IHDR') throw new Error('not a PNG file');
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
+
+/** Wait until the lesson card shows step `n`, filled; resolves to the card's dataset. */
+export async function waitLessonStep(page, n, timeout = 60_000) {
+  await page.waitForFunction(
+    (step) => {
+      const card = document.getElementById('lesson');
+      return card && !card.hidden && card.dataset.step === String(step) && card.dataset.state === 'ready';
+    },
+    n,
+    { timeout },
+  );
+  return page.evaluate(() => ({ ...document.getElementById('lesson').dataset }));
+}
+
+/** Move the pointer over cell (`row`, `col`) of the canvas `selector`, drawn as `rows` × `cols` cells. */
+export async function pointAtCell(page, selector, rows, cols, row, col) {
+  const canvas = page.locator(selector).first();
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  await page.mouse.move(box.x + ((col + 0.5) * box.width) / cols, box.y + ((row + 0.5) * box.height) / rows);
+}

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ARTIFACTS, launchChromium, servePage, shownOutput, traceStacks, typeSettled, worstDifference } from './harness.mjs';
-import { longTasksDuring, openModel, openRecordingPage } from './long-tasks.mjs';
+import { longTasksDuring, makeLargeModel, openModel, openRecordingPage } from './long-tasks.mjs';
 
 const site = servePage();
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -103,14 +103,8 @@ test('6 + 6 layers × 8 heads at 128 source and 129 output tokens: exact shapes,
   timeout: 180_000,
 }, async () => {
   const folder = join(root, 'views');
-  cli('random', 'views', '--out', folder, '--max-len', '130');
-  // Words the source tokenizer knows (word level, lower case): each one token.
-  const vocab = JSON.parse(readFileSync(join(folder, 'src_tokenizer.json'), 'utf8')).model.vocab;
-  const known = Object.keys(vocab)
-    .filter((word) => /^[a-z]{3,}$/.test(word))
-    .sort();
-  const words = Array.from({ length: SOURCE_WORDS }, (_, i) => known[(i * 37) % known.length]);
-  const sentence = words.join(' ');
+  const sentence = makeLargeModel(folder, SOURCE_WORDS);
+  const words = sentence.split(' ');
 
   const browser = await launchChromium();
   try {

@@ -6,16 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { launchChromium, servePage, waitReady } from './harness.mjs';
+import { launchChromium, servePage, waitLessonStep, waitReady, waitSettled } from './harness.mjs';
 
 const site = servePage();
-
-const settled = (page) =>
-  page.waitForFunction(
-    () => document.body.dataset.ready === 'true' && window.__attnscope.state.shownGeneration === window.__attnscope.state.generation,
-    null,
-    { timeout: 60_000 },
-  );
 
 async function open(browser, options, init = null) {
   const context = await browser.newContext(options);
@@ -25,20 +18,9 @@ async function open(browser, options, init = null) {
   page.on('pageerror', (error) => errors.push(String(error)));
   await page.goto(`${site.origin}/?test&backend=cpu`);
   await waitReady(page);
-  await settled(page);
+  await waitSettled(page);
   await page.click('#lesson-button');
   return { context, page, errors };
-}
-
-async function waitStep(page, n) {
-  await page.waitForFunction(
-    (step) => {
-      const card = document.getElementById('lesson');
-      return card && !card.hidden && card.dataset.step === String(step) && card.dataset.state === 'ready';
-    },
-    n,
-    { timeout: 60_000 },
-  );
 }
 
 /** Whether a point of the step's control is on screen and hits the control (not the card). */
@@ -74,7 +56,7 @@ for (const [name, options] of [
       const total = 19;
       const hidden = [];
       for (let n = 1; n <= total; n++) {
-        await waitStep(page, n);
+        await waitLessonStep(page, n);
         const seen = await controlInSight(page);
         if (!seen.ok) hidden.push(`step ${n}: ${seen.why}`);
         // Next asks once before skipping an undone task.
@@ -109,11 +91,11 @@ test('the keyboard alone answers a number check and a choice check; axe finds no
     const { page, errors } = await open(browser, { viewport: { width: 1280, height: 900 } });
     // Step 2 (d_k, a number): d_k is hidden in the text while the check is open. → asks once
     // before it skips step 1's task.
-    await waitStep(page, 1);
+    await waitLessonStep(page, 1);
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => document.querySelector('#lesson .lesson-note').textContent !== '');
     await page.keyboard.press('ArrowRight');
-    await waitStep(page, 2);
+    await waitLessonStep(page, 2);
     assert.match(await page.textContent('#lesson .lesson-text'), /\?/);
     const axe = await new AxeBuilder({ page }).include('#lesson').analyze();
     const severe = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
@@ -132,7 +114,7 @@ test('the keyboard alone answers a number check and a choice check; axe finds no
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => document.querySelector('#lesson .lesson-note').textContent !== '');
     await page.keyboard.press('ArrowRight');
-    await waitStep(page, 3);
+    await waitLessonStep(page, 3);
     await page.focus('#lesson-title');
     await tabTo(page, '#lesson .lesson-option');
     await page.keyboard.press('Enter');
@@ -154,7 +136,7 @@ test('without local storage the lesson runs and says progress will not be kept',
       });
     };
     const { page, errors } = await open(browser, { viewport: { width: 1280, height: 900 } }, block);
-    await waitStep(page, 1);
+    await waitLessonStep(page, 1);
     assert.match(await page.textContent('#lesson .lesson-note'), /will not be kept/);
     await page.fill('#source-input', 'I love apples.');
     await page.waitForFunction(() => document.getElementById('lesson').dataset.task === 'done', null, { timeout: 60_000 });

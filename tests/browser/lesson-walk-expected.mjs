@@ -20,7 +20,8 @@ const PUNCTUATION = /^[\s\p{P}▁]*$/u;
 const config = (model) => JSON.parse(readFileSync(`${ROOT}models/${model}/config.json`, 'utf8'));
 const SHORT = { 'date-iso': '1 May 2000' }; // app/models.js loadPaddingDemo's second sentence
 
-const pickOf = (card) => {
+/** The token the card follows: its `pick`, STACK/LAYER/POSITION/HEAD. */
+export const pickOf = (card) => {
   const [stack, layer, position, head] = card.pick.split('/');
   return { stack, layer: Number(layer), position: Number(position), head: Number(head) };
 };
@@ -30,7 +31,7 @@ const argmax = (values, keys) => keys.reduce((best, k) => (values[k] > values[be
 const runnerUp = (rank, keys, right) => [...keys].sort((a, b) => rank[b] - rank[a]).find((k) => k !== right);
 
 /** The first output token of the greedy translation, as text: the prefix the teacher step types. */
-export function nextPrefix(walk, cli = globalThis.lessonCli) {
+export function nextPrefix(walk, cli) {
   const trace = cli(['trace', '--model', `models/${walk.model}`, '--json', walk.text]).trace;
   return trace.tgtTokens[1].replace(/▁/g, '');
 }

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { launchChromium, servePage, waitReady } from './harness.mjs';
-import { expected, nextPrefix, WALKS } from './lesson-walk-expected.mjs';
+import { launchChromium, pointAtCell, servePage, waitLessonStep, waitReady, waitSettled } from './harness.mjs';
+import { expected, nextPrefix, pickOf, WALKS } from './lesson-walk-expected.mjs';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CLI = `${ROOT}target/release/attnscope`;
@@ -20,38 +20,10 @@ const site = servePage();
 
 const memo = new Map();
 /** The CLI's JSON answer for `args` (memoised: a walk asks the same twice). */
-export function cli(args) {
+function cli(args) {
   const key = args.join('\u0000');
   if (!memo.has(key)) memo.set(key, JSON.parse(execFileSync(CLI, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })));
   return memo.get(key);
-}
-
-/** Wait until the card shows step `n`, filled. */
-async function waitStep(page, n) {
-  await page.waitForFunction(
-    (step) => {
-      const card = document.getElementById('lesson');
-      return card && !card.hidden && card.dataset.step === String(step) && card.dataset.state === 'ready';
-    },
-    n,
-    { timeout: 60_000 },
-  );
-  return page.evaluate(() => ({ ...document.getElementById('lesson').dataset }));
-}
-
-const settled = (page) =>
-  page.waitForFunction(
-    () => document.body.dataset.ready === 'true' && window.__attnscope.state.shownGeneration === window.__attnscope.state.generation,
-    null,
-    { timeout: 60_000 },
-  );
-
-/** Point at cell (row, col) of the heatmap in `slot`. */
-async function pointAt(page, selector, rows, cols, row, col) {
-  const canvas = page.locator(selector).first();
-  await canvas.scrollIntoViewIfNeeded();
-  const box = await canvas.boundingBox();
-  await page.mouse.move(box.x + ((col + 0.5) * box.width) / cols, box.y + ((row + 0.5) * box.height) / rows);
 }
 
 async function pointAtCentre(page, selector) {
@@ -62,11 +34,6 @@ async function pointAtCentre(page, selector) {
   await page.mouse.move(box.x + box.width * 0.37, box.y + box.height / 2);
 }
 
-const pickOf = (card) => {
-  const [stack, layer, position, head] = card.pick.split('/');
-  return { stack, layer: Number(layer), position: Number(position), head: Number(head) };
-};
-
 /** Do step `id`'s task with the page's controls. */
 async function doTask(page, id, walk, card) {
   const trace = () => page.evaluate(() => window.__attnscope.state.trace);
@@ -74,7 +41,7 @@ async function doTask(page, id, walk, card) {
   switch (id) {
     case 'overview':
       await page.fill('#source-input', walk.text);
-      return settled(page);
+      return waitSettled(page);
     case 'qkv':
       return page.selectOption('#journey-token', String(walk.position));
     case 'dot':
@@ -82,7 +49,7 @@ async function doTask(page, id, walk, card) {
     case 'matrix': {
       const t = await trace();
       const stack = t.encoderSelfAttention;
-      return pointAt(page, '#focus-heatmap canvas.matrix', stack.queries, stack.keys, pick.position, 0);
+      return pointAtCell(page, '#focus-heatmap canvas.matrix', stack.queries, stack.keys, pick.position, 0);
     }
     case 'weighted':
       return pointAtCentre(page, '#journey .j-block[data-part=selfAttention] canvas.j-contributions');
@@ -102,16 +69,16 @@ async function doTask(page, id, walk, card) {
       return pointAtCentre(page, `#journey .j-block[data-part=selfAttention] .j-vec[data-vector=${walk.norm}] canvas`);
     case 'padding': {
       const n = await page.evaluate(() => window.__attnscope.state.batch.encoderSelfAttention[1].queries);
-      return pointAt(page, '#mask-padding canvas.matrix', n, n, 0, n - 1);
+      return pointAtCell(page, '#mask-padding canvas.matrix', n, n, 0, n - 1);
     }
     case 'causal': {
       const rows = (await trace()).causalMask.rows;
-      return pointAt(page, '#mask-causal canvas.matrix', rows, rows, 0, rows - 1);
+      return pointAtCell(page, '#mask-causal canvas.matrix', rows, rows, 0, rows - 1);
     }
     case 'teacher':
       await page.fill('#prefix-input', nextPrefix(walk, cli));
       await page.click('#prefix-button');
-      return settled(page);
+      return waitSettled(page);
     case 'decoderBlock':
       return page.selectOption('#journey-stack', 'decoder');
     case 'cross':
@@ -163,7 +130,7 @@ async function predict(page, walk) {
   for (const attempt of ['wrong', 'right']) {
     const rows = await page.evaluate(() => window.__attnscope.state.trace.decoderSelfAttention.queries);
     await page.click('#step-back');
-    await settled(page);
+    await waitSettled(page);
     await page.waitForFunction(
       (r) => {
         const card = document.getElementById('lesson');
@@ -172,7 +139,7 @@ async function predict(page, walk) {
       rows - 1,
       { timeout: 60_000 },
     );
-    const card = await waitStep(page, walk.crossStep);
+    const card = await waitLessonStep(page, walk.crossStep);
     const right = expected('cross', walk, card, cli);
     await page.click(`#lesson .lesson-option[data-value="${attempt === 'right' ? right.value : right.wrong}"]`);
     await page.click('#step-forward');
@@ -189,12 +156,12 @@ async function walkLesson(browser, walk) {
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
   await page.goto(`${site.origin}/?test&backend=cpu${walk.model === 'en-zh' ? '' : `&model=${walk.model}`}`);
   await waitReady(page);
-  await settled(page);
+  await waitSettled(page);
   await page.click('#lesson-button');
   const answers = {};
   const total = await page.evaluate(() => Number(document.querySelector('#lesson .lesson-counter').textContent.match(/\d+\D+(\d+)/)[1]));
   for (let n = 1; n <= total; n++) {
-    let card = await waitStep(page, n);
+    let card = await waitLessonStep(page, n);
     const id = card.stepId;
     if (id === 'cross') walk.crossStep = n;
     if (id === 'decoding') answers[id] = await answerCheck(page, id, walk, card); // before a head goes off
@@ -202,7 +169,7 @@ async function walkLesson(browser, walk) {
       await doTask(page, id, walk, card);
       await page.waitForFunction(() => document.getElementById('lesson').dataset.task === 'done', null, { timeout: 30_000 });
     }
-    card = await waitStep(page, n);
+    card = await waitLessonStep(page, n);
     if (id !== 'decoding') answers[id] = await answerCheck(page, id, walk, card);
     assert.equal(await page.evaluate(() => document.getElementById('lesson').dataset.task), 'done', `${id}: the task is done`);
     await page.click('#lesson .lesson-next');
@@ -262,11 +229,11 @@ async function resumeAndStartOver(page) {
   for (const kind of ['step_started', 'step_completed', 'check_answered', 'hint_shown']) assert.ok(kinds.has(kind), `events hold ${kind}`);
   await page.reload();
   await waitReady(page);
-  await settled(page);
+  await waitSettled(page);
   await page.click('#lesson-button');
-  const card = await waitStep(page, await page.evaluate(() => Number(document.getElementById('lesson').dataset.step)));
+  const card = await waitLessonStep(page, await page.evaluate(() => Number(document.getElementById('lesson').dataset.step)));
   assert.ok(Number(card.step) > 1, 'the lesson resumes where it was left');
   await page.click('#lesson .lesson-start-over');
   await page.click('#lesson .lesson-start-over');
-  await waitStep(page, 1);
+  await waitLessonStep(page, 1);
 }

@@ -7,20 +7,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { ARTIFACTS, launchChromium, servePage, typeSettled, waitReady } from './harness.mjs';
+import { ARTIFACTS, launchChromium, servePage, typeSettled, waitLessonStep, waitReady, waitSettled } from './harness.mjs';
 
 const site = servePage();
 const STEPS = 19;
 /** Steps by id (www/lesson/steps.js): where the walk switches the model, and where the cross-attention step is. */
 const PLACEMENT = 13;
 const CROSS = 18;
-
-const settled = (page) =>
-  page.waitForFunction(
-    () => document.body.dataset.ready === 'true' && window.__attnscope.state.shownGeneration === window.__attnscope.state.generation,
-    null,
-    { timeout: 60_000 },
-  );
 
 async function openPage(browser, { locale = 'en-US', hash = '', phone = false } = {}) {
   const options = phone
@@ -32,20 +25,8 @@ async function openPage(browser, { locale = 'en-US', hash = '', phone = false } 
   page.on('pageerror', (error) => errors.push(String(error)));
   await page.goto(`${site.origin}/?test&backend=cpu${hash}`);
   await waitReady(page);
-  await settled(page);
+  await waitSettled(page);
   return { page, errors };
-}
-
-/** Wait until the lesson shows step `n`, filled with the model's numbers. */
-function waitStep(page, n) {
-  return page.waitForFunction(
-    (step) => {
-      const card = document.getElementById('lesson');
-      return card && !card.hidden && card.dataset.step === String(step) && card.dataset.state === 'ready';
-    },
-    n,
-    { timeout: 60_000 },
-  );
 }
 
 /** Press → (or `press`) until the lesson shows step `n`: Next asks once before it skips an unfinished task. */
@@ -59,7 +40,7 @@ async function advance(page, n, press = () => page.keyboard.press('ArrowRight'))
       if (tries === 2) throw error;
     }
   }
-  await waitStep(page, n);
+  await waitLessonStep(page, n);
 }
 
 /**
@@ -134,7 +115,7 @@ function checkNumbers(page) {
 /** Walk every step with the → key (the placement step also switches the model), checking each one's numbers. */
 async function walk(page, lang, { switchAt = null } = {}) {
   await page.click('#lesson-button');
-  await waitStep(page, 1);
+  await waitLessonStep(page, 1);
   let total = 0;
   for (let n = 1; n <= STEPS; n++) {
     if (n > 1) await advance(page, n);
@@ -143,7 +124,7 @@ async function walk(page, lang, { switchAt = null } = {}) {
       const model = await button.getAttribute('data-model');
       await button.click();
       await page.waitForFunction((m) => document.body.dataset.model === m, model, { timeout: 90_000 });
-      await settled(page);
+      await waitSettled(page);
       await page.waitForFunction(
         (m) =>
           document.getElementById('lesson').dataset.state === 'ready' &&
@@ -180,7 +161,7 @@ test('every step in English and Chinese: the model’s numbers, no stray digit, 
     console.log(`# lesson: ${english} model numbers checked in English, ${chinese} in Chinese`);
     // Back to the cross-attention step, in Chinese, for the screenshot.
     for (let n = STEPS; n > CROSS; n--) await zh.page.keyboard.press('ArrowLeft');
-    await waitStep(zh.page, CROSS);
+    await waitLessonStep(zh.page, CROSS);
     // The row that writes 果 puts most of its weight on “.” and </s> in 11 of the 12 heads; of the
     // words, the sharpest look is layer 0, head 1's at ▁apples (0.38, beside “.” 0.23 and </s>
     // 0.29), and the step names that head, not the full stop's. The word itself, and the row, stay
@@ -195,7 +176,7 @@ test('every step in English and Chinese: the model’s numbers, no stray digit, 
     assert.equal(await zh.page.locator('.lesson-target').count(), 0);
     await typeSettled(zh.page, 'My father likes drinking tea.');
     await zh.page.click('#lesson-button');
-    await waitStep(zh.page, CROSS);
+    await waitLessonStep(zh.page, CROSS);
     // The decoder input before the last word of the new output: 喝 (drink), which wrote 茶 (tea).
     assert.deepEqual(await zh.page.locator('#lesson .lesson-text .model-token').allTextContents(), ['喝']);
     assert.deepEqual((await checkNumbers(zh.page)).problems, []);
@@ -209,7 +190,7 @@ test('a link opens its step; axe finds no violation in the lesson', { timeout: 2
   const browser = await launchChromium();
   try {
     const { page, errors } = await openPage(browser, { hash: '#lesson=5' });
-    await waitStep(page, 5);
+    await waitLessonStep(page, 5);
     assert.equal(await page.locator('#lesson .lesson-counter').textContent(), `Step 5 of ${STEPS}`);
     await page.screenshot({ path: `${ARTIFACTS}screenshots/lesson-en-step5.png` });
     const results = await new AxeBuilder({ page }).analyze();
@@ -228,19 +209,19 @@ test('a link opens its step; axe finds no violation in the lesson', { timeout: 2
     // Another language while the lesson is open: the step is told again in it, with the same numbers.
     await page.selectOption('#language-select', 'zh-CN');
     await page.waitForFunction(() => document.querySelector('#lesson .lesson-counter').textContent === '第 5 步，共 19 步');
-    await waitStep(page, 5);
+    await waitLessonStep(page, 5);
     assert.deepEqual((await checkNumbers(page)).problems, []);
     assert.match(await page.locator('#lesson-button').textContent(), /导览/);
     await page.selectOption('#language-select', 'en');
-    await waitStep(page, 5);
+    await waitLessonStep(page, 5);
     // Leave and come back: the same step; Escape leaves too.
     await page.keyboard.press('Escape');
     assert.equal(await page.locator('#lesson').isHidden(), true);
     assert.doesNotMatch(page.url(), /lesson=/);
     await page.click('#lesson-button');
-    await waitStep(page, 5);
+    await waitLessonStep(page, 5);
     await page.click('#lesson .lesson-back');
-    await waitStep(page, 4);
+    await waitLessonStep(page, 4);
     assert.match(page.url(), /lesson=4/);
     assert.deepEqual(errors, []);
   } finally {
@@ -252,7 +233,7 @@ test('phone: one step a screen, no sideways scroll', { timeout: 240_000 }, async
   const browser = await launchChromium();
   try {
     const { page, errors } = await openPage(browser, { phone: true, locale: 'zh-CN', hash: '#lesson=3' });
-    await waitStep(page, 3);
+    await waitLessonStep(page, 3);
     for (const n of [3, 4, CROSS, STEPS]) {
       for (let at = Number(await page.locator('#lesson').getAttribute('data-step')); at < n; at++) {
         await advance(page, at + 1, () => page.locator('#lesson .lesson-next').tap());

@@ -1,8 +1,28 @@
 // Main-thread long tasks in the real page, for the large-model test (which reports them) and the
 // phases bench (which holds them to their budget): a page that records every long task from its
-// start, opening a model folder through the page, and the long tasks of one phase.
+// start, opening a model folder through the page, and the long tasks of one phase; and the large
+// model they open.
 
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { waitSettled } from './harness.mjs';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/**
+ * The large model of these checks, `attnscope random views` (6 + 6 layers × 8 heads, up to 130
+ * tokens), written to `folder`; returns a sentence of `words` words its source tokenizer knows
+ * (word level, lower case: each one token).
+ */
+export function makeLargeModel(folder, words = 127) {
+  execFileSync(join(ROOT, 'target/release/attnscope'), ['random', 'views', '--out', folder, '--max-len', '130'], { cwd: ROOT });
+  const vocab = JSON.parse(readFileSync(join(folder, 'src_tokenizer.json'), 'utf8')).model.vocab;
+  const known = Object.keys(vocab)
+    .filter((word) => /^[a-z]{3,}$/.test(word))
+    .sort();
+  return Array.from({ length: words }, (_, i) => known[(i * 37) % known.length]).join(' ');
+}
 
 /** A page of the default model on the CPU in a fresh context, recording every long task from its start. */
 export async function openRecordingPage(browser, origin) {

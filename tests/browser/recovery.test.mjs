@@ -12,20 +12,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SILENT_MS } from '../../www/app/liveness.js';
-import { ARTIFACTS, decodingShown, servePage, typeSettled, waitMessage, waitReady, waitTokenCount, withPage } from './harness.mjs';
+import {
+  ARTIFACTS,
+  decodingShown,
+  servePage,
+  typeSettled,
+  waitMessage,
+  waitReady,
+  waitSettled,
+  waitTokenCount,
+  withPage,
+} from './harness.mjs';
 
 const site = servePage();
 const TEXT = 'I love eating apples.';
 const OUTPUT = '我爱吃苹果。';
 const restored = (error, model = 'en-zh') =>
   `The model's worker stopped (${error}); attnscope restarted it and reloaded ${model}. Your sentence and steps are back.`;
-
-const settled = (page) =>
-  page.waitForFunction(
-    () => document.body.dataset.ready === 'true' && window.__attnscope.state.shownGeneration === window.__attnscope.state.generation,
-    null,
-    { timeout: 60_000 },
-  );
 
 /** How many workers the page runs, once Playwright has heard of every one that ended (it hears a moment later). */
 async function liveWorkers(page, expected) {
@@ -55,7 +58,7 @@ const message = (page) =>
 async function waitRestored(page, error, model) {
   const text = restored(error, model);
   await page.waitForFunction((t) => document.getElementById('message').textContent === t, text, { timeout: 60_000 });
-  await settled(page);
+  await waitSettled(page);
 }
 
 /** Ask the worker `type`; resolves to its answer (as JSON) or, when it is rejected, its message. */
@@ -80,11 +83,11 @@ async function twoSteps(page) {
   await page.waitForFunction((o) => document.body.dataset.output === o, OUTPUT);
   await page.click('#step-reset');
   await waitTokenCount(page, 1);
-  await settled(page);
+  await waitSettled(page);
   for (const count of [2, 3]) {
     await page.click('#step-forward');
     await waitTokenCount(page, count);
-    await settled(page);
+    await waitSettled(page);
   }
 }
 
@@ -96,7 +99,7 @@ async function focusHead(page) {
     ['#head-select', '2'],
   ]) {
     await page.selectOption(select, value);
-    await settled(page);
+    await waitSettled(page);
   }
 }
 
@@ -122,7 +125,7 @@ test('a trapped wasm instance: a new worker, the same sentence, steps and head, 
     // The new worker carries on from there.
     await page.click('#step-forward');
     await waitTokenCount(page, 4);
-    await settled(page);
+    await waitSettled(page);
     assert.deepEqual((await shown(page)).tokens, ['<s>', '我', '爱', '吃']);
     assert.deepEqual(consoleErrors, []);
   }),
