@@ -4,16 +4,21 @@
 // high-water mark so far) and the process's peak RSS, after
 //   - init: the module instantiated;
 //   - file: the weights streamed into a `WeightsFile` in 16 MB chunks, as the worker does;
-//   - load: `Session.createCpu` (parse, F16 → F32, the model's tensors);
+//   - load: `Session.createCpu` (parse, F16 → F32, the model's tensors), then the `WeightsFile`
+//     freed, as the worker does once the CPU session is made (FREE_FILE=0 keeps it, as before);
 //   - first translation: the sentence of benches/big-model.mjs (this packs the weights);
 //   - more translations: RUNS more, the same sentence;
-//   - twin: the comparison view's `twin()` translating once (issue 58 part 6: does it pack again?).
+//   - twin: the comparison view's `twin()` translating once (issue 58 part 6: does it pack again?);
+//   - twinHeadsOff: the twin with two heads off (`setAblation`, as the comparison view does) translating.
 // Prints one JSON line per run; `--summary FILE...` prints the medians and ranges of such lines.
+// OUT=FILE also writes the first translation's answer there (every number in it, by path), and
+// `--compare A B` prints the largest difference between two such files and whether their output
+// ids are the same (the same model before and after a change).
 //
 //   DIR=benches/out/random-tc-big node benches/memory-big.mjs     (after `attnscope random tc-big
 //   --out benches/out/random-tc-big --max-len 24`; each run is a fresh process: wasm memory never
 //   shrinks)
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,10 +44,46 @@ if (process.argv[2] === '--summary') {
   process.exit(0);
 }
 
+/** Every number of an answer, by path: { 'trace.tgtIds': [...], ... }. */
+function numbers(value, path = '', out = {}) {
+  const put = (v) => {
+    out[path] ??= [];
+    out[path].push(v);
+  };
+  if (typeof value === 'number') put(value);
+  else if (value instanceof Uint8Array && value.length % 4 === 0)
+    for (const v of new Float32Array(value.slice().buffer)) put(v); // f32s as bytes (flat.rs)
+  else if (ArrayBuffer.isView(value)) for (const v of value) put(v);
+  else if (Array.isArray(value)) for (const item of value) numbers(item, path, out);
+  else if (value && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) numbers(item, path ? `${path}.${key}` : key, out);
+  return out;
+}
+
+if (process.argv[2] === '--compare') {
+  const [a, b] = process.argv.slice(3).map((file) => JSON.parse(readFileSync(file, 'utf8')));
+  let worst = { diff: 0, path: '' };
+  for (const path of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const [x, y] = [a[path] ?? [], b[path] ?? []];
+    if (x.length !== y.length) {
+      console.log(`${path}: ${x.length} values against ${y.length}`);
+      continue;
+    }
+    x.forEach((v, i) => {
+      const diff = Math.abs(v - y[i]);
+      if (diff > worst.diff) worst = { diff, path };
+    });
+  }
+  const ids = (n) => JSON.stringify(Object.entries(n).filter(([path]) => /ids$/i.test(path)));
+  console.log(`largest difference ${worst.diff} (${worst.path}); ids ${ids(a) === ids(b) ? 'identical' : 'DIFFER'}`);
+  process.exit(0);
+}
+
 const dir = join(root, process.env.DIR || 'benches/out/random-tc-big');
 const RUNS = Number(process.env.RUNS || 2);
-const { initSync, Session, WeightsFile } = await import(join(root, 'pkg/cpu/attnscope.js'));
-const wasm = initSync({ module: readFileSync(join(root, 'pkg/cpu/attnscope_bg.wasm')) });
+const pkg = process.env.PKG || join(root, 'pkg/cpu'); // another build of the module to measure
+const { initSync, Session, WeightsFile } = await import(join(pkg, 'attnscope.js'));
+const wasm = initSync({ module: readFileSync(join(pkg, 'attnscope_bg.wasm')) });
 const stages = {};
 let last = performance.now();
 const mark = (name) => {
@@ -53,6 +94,7 @@ const mark = (name) => {
     ms: Math.round(now - last),
   };
   last = now;
+  console.error(name, JSON.stringify(stages[name])); // as it goes: a run that dies says where
 };
 mark('init');
 
@@ -67,14 +109,23 @@ mark('file');
 
 const file = (name) => readFileSync(join(dir, name));
 const session = Session.createCpu(file('config.json'), weights, file('src_tokenizer.json'), file('tgt_tokenizer.json'));
+if (process.env.FREE_FILE !== '0') weights.free();
 mark('load');
 const first = await session.translate(TEXT);
 mark('firstTranslation');
+if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(numbers(first)));
 for (let i = 0; i < RUNS; i++) await session.translate(TEXT);
 mark('moreTranslations');
 const twin = session.twin();
 await twin.translate(TEXT);
 mark('twin');
+try {
+  await twin.setAblation('encoder:0:0,cross:1:2');
+  mark('twinHeadsOff');
+} catch (error) {
+  mark('twinHeadsOff');
+  stages.twinHeadsOff.error = String(error?.message ?? error);
+}
 console.log(
   JSON.stringify({
     model: dir,

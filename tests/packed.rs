@@ -6,6 +6,7 @@
 mod common;
 
 use attnscope::files::folder::ModelFolder;
+use attnscope::model::ablation::Ablation;
 use attnscope::model::packed::PackedWeights;
 use attnscope::model::{DecoderOutput, KeyValue};
 use attnscope::{block_on, LoadedModel};
@@ -136,4 +137,47 @@ fn packed_weights_give_gemm_s_numbers_with_biases_and_odd_widths() {
     });
     let output = compare(&folder, "we eat noodles");
     assert_eq!(output.len(), 12);
+}
+
+/// The decoder over a whole prefix from the cross-attention keys and values the encoder's pass
+/// projected (what a session's re-decode, stages and batched scores run), and the same with heads
+/// off (the packed copy's `without_heads` against the model's): gemm's numbers, each time.
+#[test]
+fn packed_prefix_passes_and_packed_heads_off_give_gemm_s_numbers() {
+    let folder = common::tiny_model_with(false, 5, |config| {
+        config.attention_bias = true;
+        config.d_ff = 37;
+    });
+    let device = Device::flex();
+    let loaded = LoadedModel::load(folder.files(), &device).unwrap();
+    let config = &loaded.config;
+    let ablation = Ablation::parse("encoder:1:2,decoder:0:1,cross:1:3").unwrap();
+    let intact = block_on(PackedWeights::new(&loaded.model)).unwrap();
+    let ablated = (
+        loaded.model.without_heads(config, &ablation).unwrap(),
+        intact.without_heads(config, &ablation).unwrap(),
+    );
+    let source = loaded.source_ids("we eat noodles").unwrap();
+    let target = [config.bos_id, 5, 7, 9, 4];
+    let mut logits = vec![];
+    for (what, model, packed) in [
+        ("intact", &loaded.model, &intact),
+        ("heads off", &ablated.0, &ablated.1),
+    ] {
+        let encoded = model.encode(ids(&source, &device), None);
+        let encoded_packed = model.encode_packed(ids(&source, &device), None, Some(packed));
+        let cross = model.cross_key_values_packed(encoded_packed.memory.clone(), Some(packed));
+        let mask = &encoded_packed.padding_mask;
+        let gemm = model.decode(ids(&target, &device), &encoded, None);
+        let kernels = model.decode_projected(ids(&target, &device), &cross, mask, Some(packed));
+        let (gemm, kernels) = (step_values(&gemm), step_values(&kernels));
+        assert_all_close(what, &gemm, &kernels);
+        logits.push(kernels[0].clone());
+    }
+    // The heads really are off: the output moved.
+    let moved = logits[0]
+        .iter()
+        .zip(&logits[1])
+        .any(|(a, b)| (a - b).abs() > 1e-3);
+    assert!(moved, "switching heads off changed nothing");
 }

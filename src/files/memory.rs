@@ -4,8 +4,11 @@
 //!
 //! While a model loads, the module holds its weights file, every parameter as F32 (the file
 //! may be F16), and a transposed copy of the target embedding when the output projection is
-//! tied to it (see `put_weights`). Decoding itself needs little beside: activations of one
-//! sentence and the key/value cache.
+//! tied to it (see `put_weights`; the CPU module makes none). Counting that copy keeps the
+//! figure above what the CPU module holds once its first sentence has packed the projections
+//! (`model::packed`) into the room the freed file left: 2,147 MB against 2,261 at
+//! opus-mt-tc-big's size (`benches/memory-big.mjs`). Decoding itself needs little beside:
+//! activations of one sentence and the key/value cache.
 
 use crate::error::{Error, Result};
 use crate::files::weights::expected_tensors;

@@ -28,6 +28,7 @@ use safetensors::{Dtype, SafeTensors};
 use super::walk::{replace, transpose, walk};
 use crate::error::{Error, Result};
 use crate::model::config::ModelConfig;
+use crate::model::packed::packs;
 use crate::model::positional::{PositionalEncoding, PositionalTable};
 use crate::model::Transformer;
 
@@ -176,8 +177,10 @@ fn put_weights(
     // host: a transposed view of the embedding made every decoding step's logits matmul copy
     // the whole matrix first (5× slower translation at opus-mt's 65,001-token vocabulary).
     // burn keeps Linear weights [in, out]: the embedding's [vocab, d_model], transposed.
+    // Where the weights are packed, the packed projection is made from the embedding instead, and
+    // every other pass reads the embedding itself: no copy (233 MB at opus-mt-tc-big's size).
     let (vocab, d) = (config.tgt_vocab_size, config.d_model);
-    let tied = match config.tie_output {
+    let tied = match config.tie_output && !packs(device) {
         true => Some(transpose(
             &tensors
                 .get("tgt_embed.weight")
@@ -200,6 +203,8 @@ fn put_weights(
             &mut model.projection.weight,
             Tensor::from_data(data, device),
         );
+    } else if config.tie_output {
+        model.read_logits_from_embedding();
     }
     Ok(())
 }

@@ -24,9 +24,11 @@ impl Transformer {
         cross: &[KeyValue],
         padding_mask: &Tensor<4, Bool>,
         probe: Probe,
+        packed: Option<&PackedWeights>,
     ) -> Option<DecoderLayerAttention> {
         let layers = probe.layer + 1;
-        let (_, attention) = self.run_prefix(tgt, cross, padding_mask, Some(probe), layers);
+        let input = DecoderRun::prefix(cross, padding_mask, Some(probe), packed);
+        let (_, attention) = self.run_prefix(tgt, input, layers);
         last_of(attention, layers)
     }
 
@@ -63,17 +65,54 @@ impl Transformer {
     ) -> DecoderOutput {
         let cross = self.cross_key_values(encoded.memory.clone());
         let layers = self.decoder_layers.len();
-        let (x, attention) = self.run_prefix(tgt, &cross, &encoded.padding_mask, probe, layers);
+        let input = DecoderRun::prefix(&cross, &encoded.padding_mask, probe, None);
+        let (x, attention) = self.run_prefix(tgt, input, layers);
         self.decoder_output(x, attention, None)
     }
 
-    /// The first `layers` decoder layers over a whole target prefix, with the causal mask.
-    pub(crate) fn run_prefix(
+    /// [`Self::decode`] (no probe) from the cross-attention keys and values already projected
+    /// (`cross`, one per layer: a session keeps them from the encoder's pass), through packed
+    /// copies of the weights where given (the CPU).
+    ///
+    /// # Shapes
+    /// `tgt: [batch, tgt_len]`, `padding_mask: [batch, 1, 1, src_len]` → logits
+    /// `[batch, tgt_len, tgt_vocab]`.
+    pub fn decode_projected(
         &self,
         tgt: Tensor<2, Int>,
         cross: &[KeyValue],
         padding_mask: &Tensor<4, Bool>,
-        probe: Option<Probe>,
+        packed: Option<&PackedWeights>,
+    ) -> DecoderOutput {
+        let layers = self.decoder_layers.len();
+        let input = DecoderRun::prefix(cross, padding_mask, None, packed);
+        let (x, attention) = self.run_prefix(tgt, input, layers);
+        self.decoder_output(x, attention, packed.map(|p| &p.projection))
+    }
+
+    /// The output of the first `layers` decoder layers over a whole target prefix (the causal
+    /// mask), from the cross-attention keys and values already projected, through packed copies
+    /// of the weights where given: the input of layer `layers`.
+    ///
+    /// # Shapes
+    /// `tgt: [batch, tgt_len]` → `[batch, tgt_len, d_model]`.
+    pub(crate) fn decoder_below(
+        &self,
+        tgt: Tensor<2, Int>,
+        cross: &[KeyValue],
+        padding_mask: &Tensor<4, Bool>,
+        layers: usize,
+        packed: Option<&PackedWeights>,
+    ) -> Tensor<3> {
+        let input = DecoderRun::prefix(cross, padding_mask, None, packed);
+        self.run_prefix(tgt, input, layers).0
+    }
+
+    /// The first `layers` decoder layers over a whole target prefix, with the causal mask.
+    fn run_prefix(
+        &self,
+        tgt: Tensor<2, Int>,
+        input: DecoderRun<'_>,
         layers: usize,
     ) -> (Tensor<3>, Vec<DecoderLayerAttention>) {
         // The causal mask alone (each decoder self-attention block applies it): in a padded batch
@@ -81,13 +120,6 @@ impl Transformer {
         // real position (pad rows carry no loss). Masking target <pad> ids as well would make
         // this path differ from step-by-step decoding whenever a model emits the <pad> id.
         let x = self.embed(&self.tgt_embed, tgt, 0);
-        let input = DecoderRun {
-            cross,
-            padding_mask,
-            cache: None,
-            probe,
-            packed: None,
-        };
         self.run_decoder(x, input, layers)
     }
 
@@ -158,11 +190,21 @@ impl Transformer {
         if let Some(norm) = &self.decoder_norm {
             x = norm.forward(x);
         }
-        let logits = match self.tied_in_graph {
-            true => project_tied(&self.tgt_embed, self.projection.bias.as_ref(), x),
-            false => project(&self.projection, packed, x),
-        };
+        let logits = self.logits(x, packed);
         DecoderOutput { logits, attention }
+    }
+
+    /// The vocabulary projection: through its packed copy where given; else from the target
+    /// embedding itself when the logits read it (training a tied model, or a loaded tied model
+    /// that keeps no copy of its own: `files::weights`), else `projection`.
+    ///
+    /// # Shapes
+    /// `x: [batch, len, d_model]` → `[batch, len, tgt_vocab]`.
+    pub(crate) fn logits(&self, x: Tensor<3>, packed: Option<&PackedLinear>) -> Tensor<3> {
+        match (packed, self.tied_in_graph) {
+            (None, true) => project_tied(&self.tgt_embed, self.projection.bias.as_ref(), x),
+            _ => project(&self.projection, packed, x),
+        }
     }
 }
 
@@ -175,4 +217,22 @@ struct DecoderRun<'a> {
     probe: Option<Probe>,
     /// Packed copies of the weights (the CPU).
     packed: Option<&'a PackedWeights>,
+}
+
+impl<'a> DecoderRun<'a> {
+    /// A pass over a whole prefix: no cache.
+    fn prefix(
+        cross: &'a [KeyValue],
+        padding_mask: &'a Tensor<4, Bool>,
+        probe: Option<Probe>,
+        packed: Option<&'a PackedWeights>,
+    ) -> Self {
+        Self {
+            cross,
+            padding_mask,
+            cache: None,
+            probe,
+            packed,
+        }
+    }
 }

@@ -70,7 +70,8 @@ pub struct Transformer {
     embed_scale: bool,
     pad_id: u32,
     /// Training a tied model: the logits use `tgt_embed.weight` itself, so its gradient gets the
-    /// projection's share (a loaded tied model has a contiguous copy in `projection.weight`).
+    /// projection's share (a loaded tied model has a contiguous copy in `projection.weight`,
+    /// except where its weights are packed: [`Self::read_logits_from_embedding`]).
     tied_in_graph: bool,
 }
 
@@ -170,6 +171,13 @@ impl Transformer {
             self.projection.weight = self.projection.weight.set_require_grad(false);
         }
         self
+    }
+
+    /// Read the logits from the target embedding itself from now on, as [`Self::tied_in_graph`]
+    /// does, without touching `projection.weight`: a tied model loaded where its weights are
+    /// packed (`model::packed::packs`), which keeps no transposed copy of the embedding there.
+    pub(crate) fn read_logits_from_embedding(&mut self) {
+        self.tied_in_graph = true;
     }
 
     /// What the token embedding is multiplied by: √d_model when the config scales it, else 1.
@@ -290,12 +298,17 @@ impl Transformer {
     ///
     /// # Shapes
     /// `src: [batch, src_len]` → weights and raw scores `[batch, heads, src_len, src_len]`.
-    pub fn encode_through(&self, src: Tensor<2, Int>, layer: usize) -> Option<AttentionOutput> {
+    pub fn encode_through(
+        &self,
+        src: Tensor<2, Int>,
+        layer: usize,
+        packed: Option<&PackedWeights>,
+    ) -> Option<AttentionOutput> {
         let probe = Probe {
             kind: AttentionKind::EncoderSelf,
             layer,
         };
-        let (_, attention, _) = self.run_encoder(src, Some(probe), layer + 1, None);
+        let (_, attention, _) = self.run_encoder(src, Some(probe), layer + 1, packed);
         last_of(attention, layer + 1)
     }
 }

@@ -19,24 +19,32 @@
 //! its model on the CPU of a wasm module only ([`PackedWeights::for_device`]); WebGPU and
 //! native builds keep burn's kernels.
 
+use std::sync::Arc;
+
 use burn::module::Param;
 use burn::nn::{Embedding, Linear};
 use burn::tensor::module::linear;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Tensor, TensorData};
 
-use super::{FeedForward, MultiHeadAttention, Transformer};
 use crate::error::{Error, Result};
 
 /// Outputs per tile: their running sums stay in registers, and a tile of 192 inputs (24 KB)
 /// stays in the L1 cache while every row of the input passes.
 const TILE: usize = 32;
 
-/// A `Linear` layer's weights, packed.
+/// How many weights [`PackedLinear::from_linear`] reads out of the model at a time: a band of
+/// whole tiles, so that packing never holds a second copy of a whole matrix (the tied output
+/// projection of opus-mt-tc-big is 233 MB).
+const BAND: usize = 1 << 20;
+
+/// A `Linear` layer's weights, packed. Cloning shares the values (a session's twin, and a model
+/// with heads off, share every matrix they do not change).
 #[derive(Clone, Debug)]
 pub struct PackedLinear {
-    /// `[tiles][d_in][TILE]`: tile `t` holds outputs `t·TILE …`, zero past `d_out`.
-    packed: Vec<f32>,
-    bias: Option<Vec<f32>>,
+    /// `[tiles][d_in][TILE]`: tile `t` holds outputs `t·TILE …`, zero past `d_out`. (An
+    /// `Arc<Vec>`, not an `Arc<[f32]>`: making one of those copies the values.)
+    packed: Arc<Vec<f32>>,
+    bias: Option<Arc<Vec<f32>>>,
     d_in: usize,
     d_out: usize,
 }
@@ -44,39 +52,82 @@ pub struct PackedLinear {
 impl PackedLinear {
     /// From `[d_in, d_out]` weights (burn's `Linear` layout) and an optional bias.
     pub fn new(weight: &[f32], d_in: usize, d_out: usize, bias: Option<Vec<f32>>) -> Result<Self> {
-        if d_in == 0 || d_out == 0 {
-            return Err(Error::Invariant("a projection without inputs or outputs"));
-        }
-        if weight.len() != d_in * d_out || bias.as_ref().is_some_and(|b| b.len() != d_out) {
+        check_shape(d_in, d_out, bias.as_deref())?;
+        if weight.len() != d_in * d_out {
             return Err(Error::Invariant(
                 "a projection's weights do not match its shape",
             ));
         }
-        let tiles = d_out.div_ceil(TILE);
-        let mut packed = vec![0.0; tiles * d_in * TILE];
-        for (i, row) in weight.chunks_exact(d_out).enumerate() {
-            for (j, &w) in row.iter().enumerate() {
-                let (tile, lane) = (j / TILE, j % TILE);
-                packed[(tile * d_in + i) * TILE + lane] = w;
-            }
-        }
-        Ok(Self {
-            packed,
-            bias,
-            d_in,
-            d_out,
-        })
+        let mut packed = vec![0.0; d_out.div_ceil(TILE) * d_in * TILE];
+        pack_band(&mut packed, weight, d_in, 0, d_out);
+        Ok(Self::from_parts(packed, bias, d_in, d_out))
     }
 
-    /// Copy a `Linear` layer's weights (read asynchronously, as everywhere else).
+    fn from_parts(packed: Vec<f32>, bias: Option<Vec<f32>>, d_in: usize, d_out: usize) -> Self {
+        Self {
+            packed: Arc::new(packed),
+            bias: bias.map(Arc::new),
+            d_in,
+            d_out,
+        }
+    }
+
+    /// Copy a `Linear` layer's weights (read asynchronously, as everywhere else), a band of
+    /// whole tiles at a time.
     pub async fn from_linear(linear: &Linear) -> Result<Self> {
         let [d_in, d_out] = linear.weight.val().dims();
-        let weight = read(linear.weight.val()).await?;
         let bias = match &linear.bias {
             Some(bias) => Some(read(bias.val()).await?),
             None => None,
         };
-        Self::new(&weight, d_in, d_out, bias)
+        check_shape(d_in, d_out, bias.as_deref())?;
+        let mut packed = vec![0.0; d_out.div_ceil(TILE) * d_in * TILE];
+        let band = (BAND / (d_in * TILE)).max(1) * TILE; // outputs per read
+        for start in (0..d_out).step_by(band) {
+            let width = band.min(d_out - start);
+            let weight = read(linear.weight.val().narrow(1, start, width)).await?; // [d_in, width]
+            pack_band(&mut packed, &weight, d_in, start, width);
+        }
+        Ok(Self::from_parts(packed, bias, d_in, d_out))
+    }
+
+    /// `x · Eᵀ + b` for a `[d_out, d_in]` matrix `E` (the target embedding of a tied model, whose
+    /// rows are the projection's outputs), packed from `E` a band of rows at a time: no transposed
+    /// copy of it is made.
+    pub async fn from_rows(rows: &Tensor<2>, bias: Option<&Param<Tensor<1>>>) -> Result<Self> {
+        let [d_out, d_in] = rows.dims();
+        let bias = match bias {
+            Some(bias) => Some(read(bias.val()).await?),
+            None => None,
+        };
+        check_shape(d_in, d_out, bias.as_deref())?;
+        let mut packed = vec![0.0; d_out.div_ceil(TILE) * d_in * TILE];
+        let band = (BAND / (d_in * TILE)).max(1) * TILE; // outputs per read
+        for start in (0..d_out).step_by(band) {
+            let width = band.min(d_out - start);
+            let values = read(rows.clone().narrow(0, start, width)).await?; // [width, d_in]
+            for (k, row) in values.chunks_exact(d_in).enumerate() {
+                let (tile, lane) = ((start + k) / TILE, (start + k) % TILE);
+                for (i, &w) in row.iter().enumerate() {
+                    packed[(tile * d_in + i) * TILE + lane] = w;
+                }
+            }
+        }
+        Ok(Self::from_parts(packed, bias, d_in, d_out))
+    }
+
+    /// This projection with the inputs `inputs` switched off (their weights zeroed): what
+    /// `Transformer::without_heads` does to `W_O`, on the packed copy. The other projections
+    /// keep sharing their values.
+    fn without_inputs(&self, inputs: std::ops::Range<usize>) -> Self {
+        let mut packed = self.packed.to_vec();
+        for tile in packed.chunks_exact_mut(self.d_in * TILE) {
+            tile[inputs.start * TILE..inputs.end.min(self.d_in) * TILE].fill(0.0);
+        }
+        Self {
+            packed: Arc::new(packed),
+            ..self.clone()
+        }
     }
 
     /// Output width.
@@ -101,10 +152,35 @@ impl PackedLinear {
         }
         if let Some(bias) = &self.bias {
             for out_row in out.chunks_exact_mut(self.d_out) {
-                for (o, b) in out_row.iter_mut().zip(bias) {
+                for (o, b) in out_row.iter_mut().zip(bias.iter()) {
                     *o += b;
                 }
             }
+        }
+    }
+}
+
+/// An error unless a projection of `d_in → d_out` with `bias` can be packed.
+fn check_shape(d_in: usize, d_out: usize, bias: Option<&[f32]>) -> Result<()> {
+    if d_in == 0 || d_out == 0 {
+        return Err(Error::Invariant("a projection without inputs or outputs"));
+    }
+    if bias.is_some_and(|b| b.len() != d_out) {
+        return Err(Error::Invariant(
+            "a projection's weights do not match its shape",
+        ));
+    }
+    Ok(())
+}
+
+/// Pack the outputs `start .. start + width` (`weight`: `[d_in, width]`, row-major) into their
+/// tiles; `start` is a multiple of [`TILE`].
+fn pack_band(packed: &mut [f32], weight: &[f32], d_in: usize, start: usize, width: usize) {
+    for (i, row) in weight.chunks_exact(width).enumerate() {
+        for (k, &w) in row.iter().enumerate() {
+            let j = start + k;
+            let (tile, lane) = (j / TILE, j % TILE);
+            packed[(tile * d_in + i) * TILE + lane] = w;
         }
     }
 }
@@ -169,107 +245,16 @@ pub fn project_tied(
     linear(x, weight, bias.map(|b| b.val()))
 }
 
-/// An attention block's four projections, packed.
-#[derive(Clone, Debug)]
-pub struct PackedAttention {
-    /// `w_q`.
-    pub w_q: PackedLinear,
-    /// `w_k`.
-    pub w_k: PackedLinear,
-    /// `w_v`.
-    pub w_v: PackedLinear,
-    /// `w_o`.
-    pub w_o: PackedLinear,
-}
+mod weights;
 
-/// An attention block's `w_q, w_k, w_v, w_o`, packed.
-async fn attention(block: &MultiHeadAttention) -> Result<PackedAttention> {
-    Ok(PackedAttention {
-        w_q: PackedLinear::from_linear(&block.w_q).await?,
-        w_k: PackedLinear::from_linear(&block.w_k).await?,
-        w_v: PackedLinear::from_linear(&block.w_v).await?,
-        w_o: PackedLinear::from_linear(&block.w_o).await?,
-    })
-}
-
-/// A feed-forward network's `linear_1, linear_2`, packed.
-async fn feed_forward(ffn: &FeedForward) -> Result<[PackedLinear; 2]> {
-    Ok([
-        PackedLinear::from_linear(&ffn.linear_1).await?,
-        PackedLinear::from_linear(&ffn.linear_2).await?,
-    ])
-}
-
-/// One encoder layer's projections.
-#[derive(Clone, Debug)]
-pub struct PackedEncoderLayer {
-    /// Self-attention.
-    pub self_attn: PackedAttention,
-    /// Feed-forward `linear_1, linear_2`.
-    pub ffn: [PackedLinear; 2],
-}
-
-/// One decoder layer's projections.
-#[derive(Clone, Debug)]
-pub struct PackedDecoderLayer {
-    /// Self-attention.
-    pub self_attn: PackedAttention,
-    /// Cross-attention (its keys and values: once per sentence).
-    pub cross_attn: PackedAttention,
-    /// Feed-forward `linear_1, linear_2`.
-    pub ffn: [PackedLinear; 2],
-}
-
-/// Every projection of the encoder and the decoder, packed.
-#[derive(Clone, Debug)]
-pub struct PackedWeights {
-    /// One per encoder layer.
-    pub encoder: Vec<PackedEncoderLayer>,
-    /// One per decoder layer.
-    pub decoder: Vec<PackedDecoderLayer>,
-    /// The vocabulary projection.
-    pub projection: PackedLinear,
-}
-
-impl PackedWeights {
-    /// Packed weights for `model` where they pay: on the CPU (flex) of a wasm module, whose
-    /// gemm is slow on one row and on a few rows. A native build keeps gemm, whose x86 kernels
-    /// (AVX2, FMA, chosen at run time) are faster than this loop (`benches/native.rs`).
-    pub async fn for_device(model: &Transformer, device: &Device) -> Result<Option<Self>> {
-        if !cfg!(target_arch = "wasm32") || *device != Device::flex() {
-            return Ok(None);
-        }
-        Self::new(model).await.map(Some)
-    }
-
-    /// Pack every projection of `model` (its tensors are read asynchronously).
-    pub async fn new(model: &Transformer) -> Result<Self> {
-        let mut encoder = Vec::with_capacity(model.encoder_layers.len());
-        for layer in &model.encoder_layers {
-            encoder.push(PackedEncoderLayer {
-                self_attn: attention(&layer.self_attn).await?,
-                ffn: feed_forward(&layer.ffn).await?,
-            });
-        }
-        let mut decoder = Vec::with_capacity(model.decoder_layers.len());
-        for layer in &model.decoder_layers {
-            decoder.push(PackedDecoderLayer {
-                self_attn: attention(&layer.self_attn).await?,
-                cross_attn: attention(&layer.cross_attn).await?,
-                ffn: feed_forward(&layer.ffn).await?,
-            });
-        }
-        Ok(Self {
-            encoder,
-            decoder,
-            projection: PackedLinear::from_linear(&model.projection).await?,
-        })
-    }
-}
+pub use weights::{packs, PackedAttention, PackedDecoderLayer, PackedEncoderLayer, PackedWeights};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::config::ModelConfig;
+    use crate::model::Transformer;
+    use burn::tensor::Device;
 
     /// A deterministic, irregular fill.
     fn values(n: usize, seed: u32) -> Vec<f32> {
@@ -329,6 +314,61 @@ mod tests {
             check(1, d_in, d_out, true);
             check(4, d_in, d_out, false);
             check(33, d_in, d_out, true);
+        }
+    }
+
+    /// Read in two bands (1,100 outputs of 1,024 inputs: a band is 1,024 outputs), from a
+    /// `Linear` and from the rows of a tied embedding: the same tiles as packing the whole matrix.
+    #[test]
+    fn packs_band_by_band_from_a_linear_and_from_embedding_rows() {
+        let (d_in, d_out) = (1024, 1100);
+        let device = Device::flex();
+        let weight = values(d_in * d_out, 3); // [d_in, d_out]
+        let bias = values(d_out, 5);
+        let whole = PackedLinear::new(&weight, d_in, d_out, Some(bias.clone())).unwrap();
+        let tensor = |values: Vec<f32>, shape: [usize; 2]| {
+            Tensor::<2>::from_data(TensorData::new(values, shape), &device)
+        };
+        let bias = Param::from_tensor(Tensor::<1>::from_data(
+            TensorData::new(bias, [d_out]),
+            &device,
+        ));
+        let linear = Linear {
+            weight: Param::from_tensor(tensor(weight.clone(), [d_in, d_out])),
+            bias: Some(bias.clone()),
+        };
+        let from_linear = crate::block_on(PackedLinear::from_linear(&linear)).unwrap();
+        let rows = crate::files::walk::transpose(&weight, d_in, d_out); // [d_out, d_in]
+        let rows = tensor(rows, [d_out, d_in]);
+        let from_rows = crate::block_on(PackedLinear::from_rows(&rows, Some(&bias))).unwrap();
+        for packed in [from_linear, from_rows] {
+            assert_eq!(packed.packed, whole.packed);
+            assert_eq!(packed.bias, whole.bias);
+            assert_eq!((packed.d_in, packed.d_out), (d_in, d_out));
+        }
+    }
+
+    /// A tied model that keeps no copy of its embedding (`read_logits_from_embedding`, as
+    /// loaded where weights are packed): the packed projection gives `x · Eᵀ + b`.
+    #[test]
+    fn a_tied_model_without_its_copy_packs_its_projection_from_the_embedding() {
+        let device = Device::flex();
+        let mut config = ModelConfig::en_zh(40, 75);
+        config.tie_output = true;
+        let mut model = Transformer::new(&config, &device);
+        model.read_logits_from_embedding();
+        let packed = crate::block_on(PackedWeights::new(&model)).unwrap();
+        let d = config.d_model;
+        let x = Tensor::<3>::from_data(TensorData::new(values(2 * 3 * d, 1), [2, 3, d]), &device);
+        let direct = crate::block_on(read(model.logits(x.clone(), None))).unwrap();
+        let through = model.logits(x, Some(&packed.projection)); // [2, 3, 75]
+        let through = crate::block_on(read(through)).unwrap();
+        assert_eq!(direct.len(), 2 * 3 * 75);
+        for (k, (a, b)) in direct.iter().zip(&through).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-4 * (1.0 + a.abs()),
+                "at {k}: {a} vs {b}"
+            );
         }
     }
 

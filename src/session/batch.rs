@@ -48,7 +48,11 @@ impl Session {
             tokens.push(padded.collect::<Vec<_>>());
         }
         let batch = sources.len();
-        let encoded = self.loaded.model.encode(self.ids_tensor(&ids, batch), None);
+        let src = self.ids_tensor(&ids, batch);
+        let encoded = self
+            .loaded
+            .model
+            .encode_packed(src, None, self.packed.as_ref());
         let parts = encoded
             .attention
             .iter()

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::flat::Floats;
 use crate::model::ablation::{Ablation, HeadRef};
 use crate::model::config::ModelConfig;
+use crate::model::packed::PackedWeights;
 use crate::model::{KeyValue, Transformer};
 
 /// One output decoded twice: by the intact model and with heads off.
@@ -109,17 +110,23 @@ impl Session {
     pub async fn ablate(&self, ablation: &Ablation) -> Result<AblationReport> {
         let config = &self.loaded.config;
         let trace = self.trace()?;
-        let intact = self.intact_model();
+        let intact = Weights {
+            model: self.intact_model(),
+            packed: self.packed_intact.as_ref(),
+        };
         let ablated_model = intact.without_heads(config, ablation)?;
+        let ablated_model = ablated_model.as_ref();
         let (src, tgt) = (trace.src_ids.as_slice(), trace.tgt_ids.as_slice());
         let original = tgt.get(1..).unwrap_or_default().to_vec();
-        let log_p = teacher_forced(intact, config, &[src], &[tgt])
+        let log_p = teacher_forced_packed(intact, config, &[src], &[tgt])
             .await?
             .remove(0);
-        let log_p_ablated = teacher_forced(&ablated_model, config, &[src], &[tgt])
+        let log_p_ablated = teacher_forced_packed(ablated_model, config, &[src], &[tgt])
             .await?
             .remove(0);
-        let ablated = greedy(&ablated_model, config, &[src]).await?.remove(0);
+        let ablated = greedy_packed(ablated_model, config, &[src])
+            .await?
+            .remove(0);
         let changed = (0..ablated.len())
             .filter(|&i| original.get(i) != Some(&ablated[i]))
             .collect();
@@ -153,14 +160,18 @@ impl Session {
     pub async fn importance(&self) -> Result<Importance> {
         let config = &self.loaded.config;
         let trace = self.trace()?;
-        let intact = self.intact_model();
+        let intact = Weights {
+            model: self.intact_model(),
+            packed: self.packed_intact.as_ref(),
+        };
         let (src, tgt) = (trace.src_ids.as_slice(), trace.tgt_ids.as_slice());
         let total = |log_p: Vec<Vec<f64>>| log_p.iter().flatten().sum::<f64>();
-        let base = total(teacher_forced(intact, config, &[src], &[tgt]).await?);
+        let base = total(teacher_forced_packed(intact, config, &[src], &[tgt]).await?);
         let mut heads = vec![];
         for head in HeadRef::all(config) {
             let model = intact.without_heads(config, &Ablation::new(vec![head]))?;
-            let ablated = total(teacher_forced(&model, config, &[src], &[tgt]).await?);
+            let ablated =
+                total(teacher_forced_packed(model.as_ref(), config, &[src], &[tgt]).await?);
             heads.push(HeadImportance {
                 head,
                 drop: (base - ablated) as f32,
@@ -185,6 +196,58 @@ pub async fn teacher_forced(
     sources: &[&[u32]],
     targets: &[&[u32]],
 ) -> Result<Vec<Vec<f64>>> {
+    teacher_forced_packed(
+        Weights {
+            model,
+            packed: None,
+        },
+        config,
+        sources,
+        targets,
+    )
+    .await
+}
+
+/// A model and, on the CPU of a wasm module, its projections packed (`model::packed`).
+#[derive(Clone, Copy)]
+struct Weights<'a> {
+    model: &'a Transformer,
+    packed: Option<&'a PackedWeights>,
+}
+
+/// A model with heads off and its packed projections likewise (sharing what they do not change).
+struct AblatedWeights {
+    model: Transformer,
+    packed: Option<PackedWeights>,
+}
+
+impl Weights<'_> {
+    fn without_heads(self, config: &ModelConfig, ablation: &Ablation) -> Result<AblatedWeights> {
+        let packed = match self.packed {
+            Some(packed) => Some(packed.without_heads(config, ablation)?),
+            None => None,
+        };
+        let model = self.model.without_heads(config, ablation)?;
+        Ok(AblatedWeights { model, packed })
+    }
+}
+
+impl AblatedWeights {
+    fn as_ref(&self) -> Weights<'_> {
+        Weights {
+            model: &self.model,
+            packed: self.packed.as_ref(),
+        }
+    }
+}
+
+/// [`teacher_forced`] through packed projections where given.
+async fn teacher_forced_packed(
+    Weights { model, packed }: Weights<'_>,
+    config: &ModelConfig,
+    sources: &[&[u32]],
+    targets: &[&[u32]],
+) -> Result<Vec<Vec<f64>>> {
     if sources.len() != targets.len() || targets.iter().any(|t| t.len() < 2) {
         return Err(Error::Invariant(
             "teacher forcing needs a source and a target of two tokens or more per sentence",
@@ -194,9 +257,11 @@ pub async fn teacher_forced(
     let inputs: Vec<&[u32]> = targets.iter().map(|t| &t[..t.len() - 1]).collect();
     let next: Vec<&[u32]> = targets.iter().map(|t| &t[1..]).collect();
     let src = padded(sources, config.pad_id, &device);
-    let encoded = model.encode(src, None);
+    let encoded = model.encode_packed(src, None, packed);
+    let cross = model.cross_key_values_packed(encoded.memory, packed);
+    let tgt = padded(&inputs, config.pad_id, &device);
     let logits = model
-        .decode(padded(&inputs, config.pad_id, &device), &encoded, None)
+        .decode_projected(tgt, &cross, &encoded.padding_mask, packed)
         .logits; // [batch, tgt_len, vocab]
     let [batch, len, _] = logits.dims();
     let chosen = padded(&next, config.pad_id, &device).reshape([batch, len, 1]);
@@ -223,9 +288,27 @@ pub async fn greedy(
     config: &ModelConfig,
     sources: &[&[u32]],
 ) -> Result<Vec<Vec<u32>>> {
+    greedy_packed(
+        Weights {
+            model,
+            packed: None,
+        },
+        config,
+        sources,
+    )
+    .await
+}
+
+/// [`greedy`] through packed projections where given.
+async fn greedy_packed(
+    Weights { model, packed }: Weights<'_>,
+    config: &ModelConfig,
+    sources: &[&[u32]],
+) -> Result<Vec<Vec<u32>>> {
     let device = model.positional_encoding.device();
-    let encoded = model.encode(padded(sources, config.pad_id, &device), None);
-    let cross: Vec<KeyValue> = model.cross_key_values(encoded.memory.clone());
+    let src = padded(sources, config.pad_id, &device);
+    let encoded = model.encode_packed(src, None, packed);
+    let cross: Vec<KeyValue> = model.cross_key_values_packed(encoded.memory.clone(), packed);
     let mut cache: Vec<Option<KeyValue>> = vec![None; config.n_decoder_layers];
     // Greedy decoding draws no random numbers; the generator only fills the rule's signature.
     let mut rng = Rng::new(0);
@@ -241,7 +324,7 @@ pub async fn greedy(
             &cross,
             &encoded.padding_mask,
             &mut cache,
-            None,
+            packed,
         );
         let logits = read_back(vec![flat(output.logits)]).await?.concat(); // [batch × vocab]
         let never = config.never_generated_at(position + 1);

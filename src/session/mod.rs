@@ -65,8 +65,11 @@ pub struct Session {
     ablation: Ablation,
     /// The model with every head on, kept while `ablation` is not empty.
     intact: Option<Transformer>,
-    /// `loaded.model`'s projections packed for the CPU (`model::packed`; built by the first
-    /// `start`, dropped whenever `loaded.model` changes).
+    /// The intact model's projections packed for the CPU (`model::packed`): built by the first
+    /// `start`, shared with twins, dropped when the weights change.
+    packed_intact: Option<PackedWeights>,
+    /// `loaded.model`'s: `packed_intact` with `ablation`'s heads off, sharing every other matrix
+    /// (made again when the ablation changes).
     packed: Option<PackedWeights>,
 }
 
@@ -81,6 +84,7 @@ impl Session {
             state: None,
             ablation: Ablation::default(),
             intact: None,
+            packed_intact: None,
             packed: None,
         }
     }
@@ -90,13 +94,16 @@ impl Session {
         Ok(Self::new(LoadedModel::load(files, &device)?, device))
     }
 
-    /// A second session over the same weights (shared, not copied: burn's tensors are
-    /// reference-counted), with every head on, greedy, and no sentence: the page's comparison
-    /// view decodes in one without costing a second copy of the model.
+    /// A second session over the same weights (shared, not copied: burn's tensors and the
+    /// packed copies are reference-counted), with every head on, greedy, and no sentence: the
+    /// page's comparison view decodes in one without costing a second copy of the model.
     pub fn twin(&self) -> Self {
         let mut loaded = self.loaded.clone();
         loaded.model = self.intact_model().clone();
-        Self::new(loaded, self.device.clone())
+        let mut twin = Self::new(loaded, self.device.clone());
+        twin.packed_intact = self.packed_intact.clone();
+        twin.packed = self.packed_intact.clone();
+        twin
     }
 
     /// The model's config.
@@ -131,6 +138,7 @@ impl Session {
         if let Some(intact) = &self.intact {
             loaded.model = intact.without_heads(&loaded.config, &self.ablation)?;
         }
+        self.packed_intact = None;
         self.packed = None;
         Ok(self.state.take().map(|s| s.text))
     }
@@ -144,9 +152,7 @@ impl Session {
     /// Encode a sentence and get ready to decode it.
     pub async fn start(&mut self, text: &str) -> Result<&Trace> {
         let source = self.tokenize_source(text)?;
-        if self.packed.is_none() {
-            self.packed = PackedWeights::for_device(&self.loaded.model, &self.device).await?;
-        }
+        self.pack().await?;
         let src = self.ids_tensor(&source.ids, 1);
         let packed = self.packed.as_ref();
         let encoded = self.loaded.model.encode_packed(src.clone(), None, packed);
@@ -182,6 +188,23 @@ impl Session {
             trace,
         });
         self.trace()
+    }
+
+    /// Pack the weights where the device wants them ([`PackedWeights::for_device`]): the intact
+    /// model's once, and the model's own from them (heads off where the ablation says).
+    async fn pack(&mut self) -> Result<()> {
+        if self.packed.is_some() {
+            return Ok(());
+        }
+        if self.packed_intact.is_none() {
+            let intact = self.intact_model();
+            self.packed_intact = PackedWeights::for_device(intact, &self.device).await?;
+        }
+        self.packed = match &self.packed_intact {
+            Some(intact) => Some(intact.without_heads(&self.loaded.config, &self.ablation)?),
+            None => None,
+        };
+        Ok(())
     }
 
     fn state(&self) -> Result<&Decoding> {

@@ -37,7 +37,13 @@ impl Session {
         let config = &self.loaded.config;
         let rows = ids.len();
         let tgt = self.ids_tensor(ids, 1);
-        let output = self.loaded.model.decode(tgt, &state.encoded, None);
+        let padding_mask = &state.encoded.padding_mask;
+        let output = self.loaded.model.decode_projected(
+            tgt,
+            &state.cross,
+            padding_mask,
+            self.packed.as_ref(),
+        );
         let layers = config.n_decoder_layers;
         let mut parts: Vec<Tensor<1>> = output
             .attention
@@ -76,13 +82,14 @@ impl Session {
         prefixes: &[u32],
         batch: usize,
     ) -> Result<Vec<Vec<f64>>> {
-        let encoded = self
-            .loaded
-            .model
-            .encode(self.ids_tensor(sources, batch), None);
+        let (model, packed) = (&self.loaded.model, self.packed.as_ref());
+        let encoded = model.encode_packed(self.ids_tensor(sources, batch), None, packed);
+        let cross = model.cross_key_values_packed(encoded.memory, packed);
         let tgt = self.ids_tensor(prefixes, batch);
         let len = prefixes.len() / batch.max(1);
-        let logits = self.loaded.model.decode(tgt, &encoded, None).logits; // [batch, len, vocab]
+        let logits = model
+            .decode_projected(tgt, &cross, &encoded.padding_mask, packed)
+            .logits; // [batch, len, vocab]
         let last = logits.narrow(1, len - 1, 1); // [batch, 1, vocab]
         let values = read_back(vec![flat(last)]).await?.concat();
         Ok(values
@@ -99,10 +106,13 @@ impl Session {
         probe: Probe,
     ) -> Result<Option<DecoderLayerAttention>> {
         let tgt = self.decoder_inputs(state)?;
-        Ok(self
-            .loaded
-            .model
-            .decode_through(tgt, &state.cross, &state.encoded.padding_mask, probe))
+        Ok(self.loaded.model.decode_through(
+            tgt,
+            &state.cross,
+            &state.encoded.padding_mask,
+            probe,
+            self.packed.as_ref(),
+        ))
     }
 
     /// Every input position decoded so far (`<s>` and the tokens before the last), `[1, rows]`;

@@ -108,7 +108,11 @@ impl Session {
         // layer (tests/model.rs checks every layer against the trace), at a fraction of the cost.
         let (attention, query_tokens, key_tokens, mask) = match kind {
             AttentionKind::EncoderSelf => {
-                let attention = self.loaded.model.encode_through(state.src.clone(), layer);
+                let packed = self.packed.as_ref();
+                let attention = self
+                    .loaded
+                    .model
+                    .encode_through(state.src.clone(), layer, packed);
                 let tokens = trace.src_tokens.clone();
                 (attention, tokens.clone(), tokens, &trace.padding_mask)
             }

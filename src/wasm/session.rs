@@ -56,7 +56,8 @@ impl WebSession {
     }
 
     /// Load a model on the CPU from weights streamed into this module ([`WeightsFile`]), so
-    /// that they are never held in JS as well; the file stays for later sessions.
+    /// that they are never held in JS as well. Nothing here reads the file afterwards: the
+    /// worker frees it (or moves it out with `take`) once the session is made.
     #[wasm_bindgen(js_name = createCpu)]
     pub fn create_cpu(
         config: Vec<u8>,

@@ -58,9 +58,12 @@ impl WeightsFile {
         self.bytes.len() as f64
     }
 
-    /// A copy of the bytes, for another module (the WebGPU build) or a snapshot replay.
-    pub fn bytes(&self) -> Vec<u8> {
-        self.bytes.clone()
+    /// The bytes, moved out of the module (it keeps none): once the CPU session is made from
+    /// them, a file that JS cannot read again (an imported Hugging Face folder's) goes to JS,
+    /// for a snapshot replay or a WebGPU session, so that the module's memory holds no copy.
+    pub fn take(&mut self) -> Vec<u8> {
+        self.size = 0;
+        std::mem::take(&mut self.bytes)
     }
 }
 

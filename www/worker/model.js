@@ -13,7 +13,12 @@ import { loadTimeline } from './training.js';
 
 export const model = {
   entry: null, // the current model's entry
-  files: null, // its bytes, by modelFileNames() key; the weights in the CPU module (a WeightsFile)
+  // Its bytes, by modelFileNames() key; the weights in the CPU module (a WeightsFile) until the CPU
+  // session is made from them, then null: the module keeps no copy of the file.
+  files: null,
+  // () => Promise<Uint8Array>: the weights file read again, for a snapshot replay or a WebGPU
+  // session (through the cache, from the File picked, or from JS for an imported folder).
+  weights: null,
   timeline: null, // its training timeline (www/worker/training.js loadTimeline), or null
   about: null, // a local folder's about.json (readAbout), or null; a shipped model's is in its entry
   heads: null, // its heads.json (parseHeads): each head's roles and held-out importance, or null
@@ -29,13 +34,16 @@ export async function loadModel(entry) {
   model.entry = entry;
   model.notes = [];
   if (entry.local) {
-    [model.files, model.weightsHash] = await readLocalModel();
+    [model.files, model.weightsHash, model.weights] = await readLocalModel();
     model.about = await readAbout(entry.sources);
     model.heads = await readHeads(entry.sources, attentionKinds());
   } else {
     [model.files, model.heads] = await Promise.all([downloadModel(), downloadHeads()]);
     model.about = null;
-    model.weightsHash = entry.files[modelFileNames().weights];
+    const name = modelFileNames().weights;
+    model.weightsHash = entry.files[name];
+    // Silent: the bar is for loading a model.
+    model.weights = () => modelFile(name, () => {}, entry);
   }
 }
 
@@ -69,9 +77,8 @@ export async function loadModelTimeline() {
  */
 export const snapshotsShown = (timeline) => timeline.snapshots.map(({ bytes, heads, ...snapshot }) => snapshot);
 
-/** A file of the current model's folder, cached under its hash in models/index.json. */
-function modelFile(name, onProgress = progress) {
-  const { entry } = model;
+/** A file of `entry`'s folder (the current model's), cached under its hash in models/index.json. */
+function modelFile(name, onProgress = progress, entry = model.entry) {
   return cachedFile(`models/${entry.name}/${name}`, entry.files[name] || 'none', `${entry.name}/${name}`, onProgress);
 }
 
@@ -85,16 +92,17 @@ async function downloadModel() {
 }
 
 /**
- * A local model's files, picked by name from the File objects the page sent and read here, and
- * the hash of its weights file: [files, weightsHash]. A Hugging Face folder is converted on the way
- * (its notes kept in model.notes).
+ * A local model's files, picked by name from the File objects the page sent and read here, the
+ * hash of its weights file, and how to read that file again: [files, weightsHash, weights] (model's
+ * `weights`; null for a Hugging Face folder, converted on the way, its notes kept in model.notes:
+ * createSession keeps its converted file in JS).
  */
 async function readLocalModel() {
   const { entry } = model;
   if (isHuggingFaceFolder(entry.sources)) {
     const { files, notes, weightsFile } = await importHuggingFace(entry.sources, entry.folder, progress);
     model.notes = notes;
-    return [files, await fileHash(weightsFile)];
+    return [files, await fileHash(weightsFile), null];
   }
   const picked = pickModelFiles(entry.sources, modelFileNames());
   // A model too big for the module is refused from its config and its file's size, before
@@ -102,26 +110,39 @@ async function readLocalModel() {
   const { config } = await readModelFiles({ config: picked.config }, entry.folder, () => {});
   checkModelSize(config, picked.weights.size, 0);
   const files = await readModelFiles(picked, entry.folder, progress, { weights: (size) => new WeightsFile(size) });
-  return [files, await fileHash(picked.weights)];
+  const again = async () => (await readModelFiles({ weights: picked.weights }, entry.folder, () => {})).weights;
+  return [files, await fileHash(picked.weights), again];
 }
 
 /** The weights of a timeline snapshot; the last one is the model's own weights file. */
 export function snapshotWeights(snapshot) {
   if (snapshot.bytes) return snapshot.bytes; // a playground snapshot
-  if (snapshot.file === modelFileNames().weights) return model.files.weights.bytes();
+  if (snapshot.file === modelFileNames().weights) return model.weights();
   // Silent: a snapshot is small, and the page's loading bar is for loading a model.
   return modelFile(snapshot.file, () => {});
 }
 
-/** A new session of the model on `backend`, with the page's focus and sampling. */
+/**
+ * A new session of the model on `backend`, with the page's focus and sampling. The CPU module
+ * loads from the weights streamed into it, and then lets them go (a big model's file is hundreds
+ * of MB that nothing on the CPU reads again); the WebGPU module, another instance, reads them again.
+ */
 export async function createSession(backend) {
   const Session = await sessionClass(backend);
   const { files } = model;
-  // The CPU module loads from the weights streamed into it; the WebGPU module, another
-  // instance, gets a copy of them.
-  const session =
-    backend === 'cpu'
-      ? Session.createCpu(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer)
-      : await Session.create(files.config, files.weights.bytes(), files.srcTokenizer, files.tgtTokenizer, backend);
+  if (backend !== 'cpu') {
+    const weights = await model.weights();
+    return configure(await Session.create(files.config, weights, files.srcTokenizer, files.tgtTokenizer, backend));
+  }
+  const session = Session.createCpu(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer);
+  model.weights ??= keptInJs(files.weights.take());
+  files.weights.free();
+  files.weights = null;
   return configure(session);
+}
+
+/** Bytes that cannot be read again from their source, kept in JS (a Blob) to be read from there. */
+function keptInJs(bytes) {
+  const blob = new Blob([bytes]);
+  return async () => new Uint8Array(await blob.arrayBuffer());
 }

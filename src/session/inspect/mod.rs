@@ -141,7 +141,9 @@ impl Session {
         let missing = Error::Invariant("a checked encoder layer is missing");
         let model = &self.loaded.model;
         let layer = model.encoder_layers.get(request.layer).ok_or(missing)?;
-        let (x, _, padding_mask) = model.run_encoder(state.src.clone(), None, request.layer, None);
+        let packed = self.packed.as_ref();
+        let (x, _, padding_mask) =
+            model.run_encoder(state.src.clone(), None, request.layer, packed);
         let ids = &state.trace.src_ids;
         let (x_query, input, embedding) =
             self.input_reads(&x, &model.src_embed, ids, request, reads);
@@ -192,7 +194,8 @@ impl Session {
         ))?;
         let tgt = self.decoder_inputs(state)?; // [1, rows]
         let padding_mask = &state.encoded.padding_mask;
-        let (x, _) = model.run_prefix(tgt, &state.cross, padding_mask, None, request.layer);
+        let packed = self.packed.as_ref();
+        let x = model.decoder_below(tgt, &state.cross, padding_mask, request.layer, packed);
         let ids = &state.trace.tgt_ids;
         let (x_query, input, embedding) =
             self.input_reads(&x, &model.tgt_embed, ids, request, reads);
@@ -223,9 +226,8 @@ impl Session {
         if last {
             let normed = model.decoder_norm.as_ref().map(|n| n.forward(x.clone()));
             final_norm = normed.clone().map(|n| reads.push(n));
-            let projected = model
-                .projection
-                .forward(normed.unwrap_or_else(|| x.clone()));
+            let packed = self.packed.as_ref().map(|p| &p.projection);
+            let projected = model.logits(normed.unwrap_or_else(|| x.clone()), packed);
             logits = Some(reads.push(projected)); // [1, 1, tgt_vocab]
         }
         Ok(LayerReads {
