@@ -15,12 +15,14 @@ import { gzipSync } from 'node:zlib';
 //
 // Environment: PAGE_LOADS (3) separate loads of the bench page per model, RUNS (20) samples per
 // measurement, GPU_RUNS (10) for the WebGPU module (SwiftShader takes seconds a translation),
-// GPU_WARMUP (3) its warm-up runs, GPU_LENGTHS (all) the source lengths it runs, ENGINES
+// GPU_WARMUP (3) its warm-up runs, GPU_LENGTHS (all) the source lengths it runs, LENGTHS (all
+// that fit) the source lengths every engine runs, ENGINES
 // (cpu,webgpu,ort,ort-nocache), OUT_TOKENS (none) to decode exactly that many tokens with every
 // engine (a random model never chooses </s>; see benches/web/bench.js), RECORDS (browser) the
-// name of the records file, REAL_PAGE=0 to skip parts 2 and 3.
+// name of the records file, REAL_PAGE=0 to skip parts 2 and 3, WARMUP_PASSES (10) untimed
+// translations of every sentence by every racing engine before the race (benches/web/bench.js).
 //
-// 1. The bench page (benches/web/bench.js), per model (default en-zh and date-iso): attnscope
+// 1. The bench page (benches/web/bench.js), per model (default: every shipped model): attnscope
 //    CPU wasm, attnscope WebGPU wasm, onnxruntime-web with its key/value cache and without it, on
 //    the same sentences (8/16/32/64 source tokens): encode, one cached step, greedy translation…
 // 2. The real page: first heatmap after navigation (cold and warm cache), keystroke-to-redraw,
@@ -65,6 +67,8 @@ async function benchPage(model) {
     ['GPU_WARMUP', 'gpuWarmup'],
     ['GPU_LENGTHS', 'gpuLengths'],
     ['OUT_TOKENS', 'outTokens'],
+    ['WARMUP_PASSES', 'warmupPasses'],
+    ['LENGTHS', 'lengths'],
   ]) {
     if (process.env[name]) query.set(param, process.env[name]);
   }
@@ -265,7 +269,8 @@ async function reportRealPage() {
 }
 
 try {
-  const models = process.argv.slice(2).length ? process.argv.slice(2) : ['en-zh', 'date-iso'];
+  const shipped = () => JSON.parse(readFileSync(join(root, 'models', 'index.json'), 'utf8')).models.map((m) => m.name);
+  const models = process.argv.slice(2).length ? process.argv.slice(2) : shipped();
   const all = [];
   // Separate page loads, the models interleaved, so that each run sees the same drift.
   for (let run = 1; run <= Number(env('PAGE_LOADS', '3')); run++) {

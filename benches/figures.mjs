@@ -10,7 +10,6 @@ export const ORT_NOCACHE = 'onnxruntime-cpu-nocache';
 export const NATIVE = 'attnscope-native';
 export const BROWSER_ENGINES = [CPU, GPU, WEB, WEB_NOCACHE];
 export const NATIVE_ENGINES = [NATIVE, ORT, ORT_NOCACHE];
-export const MODELS = ['en-zh', 'date-iso'];
 // The paper's base size, random weights (bench.sh's base-size stages; records/browser-base.json).
 export const BASE = 'random-base';
 export const BASE_RECORDS = 'browser-base';

@@ -37,7 +37,8 @@ def bench_sentence(model_dir, name, n):
 
 def bench_lengths(config):
     """The source lengths the bench times that fit the model."""
-    return [n for n in SENTENCES["lengths"] if n <= config["max_len"]]
+    spec = SENTENCES["models"].get(config["name"], {})
+    return [n for n in spec.get("lengths", SENTENCES["lengths"]) if n <= config["max_len"]]
 
 
 def check_sentences(model_dir, config):

@@ -2,24 +2,19 @@
 // benches/out/results.json and the tables of benches/RESULTS.md made from it, so that the figures
 // in RESULTS.md cannot drift from a run. Plain node, no dependencies.
 //
-//   node benches/tables.mjs               collect, then render
+//   node benches/tables.mjs               collect (benches/collect.mjs), then render
 //   node benches/tables.mjs --from FILE   render from a results.json as it is
-//
-// Collect: the records of benches/out/records/*.json (browser.mjs, ort_native.py), the native
-// attnscope tables of benches/out/native.md (`cargo bench --bench native`, one run) and each
-// model's export check (benches/out/MODEL/export.json, or FOLDER/onnx/export.json for a model folder
-// under benches/out) become benches/out/results.json:
-// { generated, commit, meta, checks, records }, one record per measurement: engine, model, stage,
-// src_tokens, out_tokens, median_ms, p95_ms, runs (samples), run (which page load or process).
+//   … --only NAME,NAME                    render only those blocks (the others keep their text):
+//                                         a run of some stages only, such as the race alone
 //
 // Render: each block below replaces what is between `<!-- results:NAME -->` and
 // `<!-- /results:NAME -->` in benches/RESULTS.md (and the budgets block in docs/benchmarks.md);
 // a missing marker pair is an error.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { budgetsBlock, collectPage } from './budgets.mjs';
+import { budgetsBlock, shippedModels } from './budgets.mjs';
+import { collect } from './collect.mjs';
 import {
   BASE,
   BASE_RECORDS,
@@ -28,7 +23,6 @@ import {
   cell,
   figures,
   GPU,
-  MODELS,
   median,
   ms,
   NATIVE,
@@ -46,94 +40,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(root, 'benches/out');
 const RESULTS_MD = join(root, 'benches/RESULTS.md');
 const BENCHMARKS_MD = join(root, 'docs/benchmarks.md');
-
-// ---------------------------------------------------------------- collect
-
-/** The two tables of one run of `cargo bench --bench native` as records. `forward` is derived: the
- * sum of the encode's and the full re-decode's medians (onnxruntime's forward is encoder.onnx + one
- * pass of decoder.onnx, timed as one call); a sum of two p95s is no p95, so it has none. */
-export function nativeRecords(markdown, run = 1) {
-  const records = [];
-  const cells = (line) =>
-    line
-      .split('|')
-      .slice(1, -1)
-      .map((c) => c.trim());
-  const figure = (cell) => cell.split('/').map((x) => Number(x.trim()));
-  const lines = markdown.split('\n');
-  for (const [i, line] of lines.entries()) {
-    if (!line.startsWith('| model |')) continue;
-    const header = cells(line);
-    const column = (words) => header.findIndex((h) => h.startsWith(words));
-    const bySentence = column('src tokens') >= 0 && column('one step') >= 0;
-    const byPrefix = column('output prefix') >= 0 && column('one cached step') >= 0;
-    if (!bySentence && !byPrefix) continue;
-    const stages = bySentence
-      ? { encode: column('encode'), last_step: column('one step'), greedy: column('greedy'), full_redecode: column('full re-decode') }
-      : { forced_step: column('one cached step'), forced_redecode: column('full re-decode') };
-    for (const row of lines.slice(i + 2)) {
-      if (!row.startsWith('|')) break;
-      const c = cells(row);
-      // native.rs times the forced prefix after a 16-token sentence.
-      const [src, out] = bySentence ? [Number(c[column('src tokens')]), Number(c[column('out tokens')])] : [16, Number.parseInt(c[1], 10)];
-      const push = (stage, median, p95) =>
-        records.push({
-          engine: NATIVE,
-          model: c[0],
-          stage,
-          src_tokens: src,
-          out_tokens: out,
-          median_ms: median,
-          p95_ms: p95,
-          runs: 30,
-          run,
-        });
-      for (const [stage, at] of Object.entries(stages)) push(stage, ...figure(c[at]));
-      if (bySentence) {
-        const [encode, full] = [figure(c[stages.encode]), figure(c[stages.full_redecode])];
-        push('forward', encode[0] + full[0], null);
-      }
-    }
-  }
-  return records;
-}
-
-function collect() {
-  const results = { generated: new Date().toISOString(), commit: null, meta: {}, checks: {}, records: [] };
-  try {
-    results.commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  } catch {
-    // not a git checkout: no commit
-  }
-  const dir = join(OUT, 'records');
-  for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
-    if (!name.endsWith('.json')) continue;
-    const file = JSON.parse(readFileSync(join(dir, name), 'utf8'));
-    results.meta[name.replace(/\.json$/, '')] = file.meta;
-    results.records.push(...file.records);
-  }
-  // bench.sh runs the native bench REPEATS times: native-1.md, native-2.md, … (native.md: one run).
-  const nativeRuns = readdirSync(OUT)
-    .filter((name) => /^native-\d+\.md$/.test(name))
-    .sort((a, b) => Number.parseInt(a.slice(7), 10) - Number.parseInt(b.slice(7), 10));
-  if (!nativeRuns.length && existsSync(join(OUT, 'native.md'))) nativeRuns.push('native.md');
-  nativeRuns.forEach((name, i) => {
-    results.records.push(...nativeRecords(readFileSync(join(OUT, name), 'utf8'), i + 1));
-  });
-  for (const model of MODELS) {
-    const file = join(OUT, model, 'export.json');
-    if (existsSync(file)) results.checks[model] = JSON.parse(readFileSync(file, 'utf8')).check;
-  }
-  for (const folder of readdirSync(OUT).sort()) {
-    const file = join(OUT, folder, 'onnx', 'export.json');
-    if (!existsSync(file)) continue;
-    const exported = JSON.parse(readFileSync(file, 'utf8'));
-    if (exported.check) results.checks[exported.model] = exported.check;
-  }
-  results.page = collectPage(OUT);
-  writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);
-  return results;
-}
+const MODELS = shippedModels();
 
 function label(engine, fig) {
   const adapter = fig.adapter() || 'no adapter';
@@ -155,7 +62,8 @@ function label(engine, fig) {
 const nativeRunCount = (results) => new Set(results.records.filter((r) => r.engine === NATIVE).map((r) => r.run)).size;
 
 function runBlock(results) {
-  const browser = results.meta.browser || {};
+  // bench.sh writes records/browser.json; a race run one model at a time, records/browser-MODEL.json.
+  const browser = results.meta.browser || MODELS.map((m) => results.meta[`browser-${m}`]).find(Boolean) || {};
   const native = Object.entries(results.meta).filter(([k]) => k.startsWith('ort_native'));
   const section1 = results.records.filter((r) => MODELS.includes(r.model));
   const loads = new Set(section1.filter((r) => BROWSER_ENGINES.includes(r.engine)).map((r) => r.run)).size;
@@ -167,7 +75,9 @@ function runBlock(results) {
     `Generated by \`node benches/tables.mjs\` from \`benches/out/results.json\` (${results.generated.slice(0, 10)}, commit \`${results.commit}\`):`,
     `${loads} separate loads of the bench page, ${samples(CPU)} samples per measurement after 3 warm-up (WebGPU: ${samples(GPU)}),`,
     `Chromium ${browser.chromium || '–'}, onnxruntime-web ${browser.onnxruntimeWeb || '–'};`,
-    `${native.length} separate runs of \`ort_native.py\` (onnxruntime ${native[0]?.[1]?.onnxruntime || '–'}, ${ortSamples} samples);`,
+    native.length
+      ? `${native.length} separate runs of \`ort_native.py\` (onnxruntime ${native[0][1]?.onnxruntime || '–'}, ${ortSamples} samples);`
+      : 'no `ort_native.py` run in this run: the onnxruntime CPU rows are empty;',
     nativeRunCount(results)
       ? `${nativeRunCount(results)} separate run${nativeRunCount(results) > 1 ? 's' : ''} of \`cargo bench --bench native\` (30 samples; its tables in \`benches/out/native-N.md\`).`
       : 'no `benches/out/native-N.md` (`cargo bench --bench native`) in this run: the native attnscope rows are empty.',
@@ -385,17 +295,27 @@ function renderInto(file, blocks, context) {
   writeFileSync(file, text);
 }
 
-function render(results) {
+/** The blocks of `blocks` named in `only` (all when it is null); an unknown name is an error. */
+function pick(blocks, only) {
+  if (!only) return blocks;
+  const unknown = only.filter((name) => !(name in BLOCKS));
+  if (unknown.length) throw new Error(`no block named ${unknown.join(', ')}: ${Object.keys(BLOCKS).join(', ')}`);
+  return Object.fromEntries(Object.entries(blocks).filter(([name]) => only.includes(name)));
+}
+
+function render(results, only) {
   const context = { results, fig: figures(results) };
-  renderInto(RESULTS_MD, BLOCKS, context);
-  renderInto(BENCHMARKS_MD, BENCHMARKS_BLOCKS, context);
+  renderInto(RESULTS_MD, pick(BLOCKS, only), context);
+  renderInto(BENCHMARKS_MD, pick(BENCHMARKS_BLOCKS, only), context);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const from = process.argv.indexOf('--from');
-  const results = from >= 0 ? JSON.parse(readFileSync(process.argv[from + 1], 'utf8')) : collect();
-  render(results);
+  const at = process.argv.indexOf('--only');
+  const only = at >= 0 ? process.argv[at + 1].split(',') : null;
+  const results = from >= 0 ? JSON.parse(readFileSync(process.argv[from + 1], 'utf8')) : collect(root, OUT);
+  render(results, only);
   console.log(
-    `benches/RESULTS.md: ${Object.keys(BLOCKS).length} blocks, docs/benchmarks.md: ${Object.keys(BENCHMARKS_BLOCKS).length}, from ${results.records.length} records`,
+    `benches/RESULTS.md: ${Object.keys(pick(BLOCKS, only)).length} blocks, docs/benchmarks.md: ${Object.keys(pick(BENCHMARKS_BLOCKS, only)).length}, from ${results.records.length} records`,
   );
 }

@@ -3,7 +3,8 @@
 #   1. native: attnscope on burn's CPU backend (cargo bench) and onnxruntime CPU, same weights,
 #      same sentences, 1 thread;
 #   2. browser: attnscope CPU wasm, attnscope WebGPU wasm and onnxruntime-web (with and without
-#      its key/value cache) in one page, loaded $REPEATS times per model, then the real page
+#      its key/value cache) in one page, every shipped model (models/index.json), loaded $REPEATS
+#      times per model (issue 58's race: a budget's median and spread over 5 runs), then the real page
 #      (first heatmap cold/warm, keystroke-to-redraw, long tasks, memory), sizes;
 #   3. the paper's base size (a random model, benches/out/random-base-160, max_len 160): its ONNX
 #      export and check, then attnscope CPU wasm, WebGPU wasm (SwiftShader: $BASE_GPU_LENGTHS
@@ -20,7 +21,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
-REPEATS="${REPEATS:-3}"
+REPEATS="${REPEATS:-5}"
 BASE_DIR=benches/out/random-base-160
 BASE_RUNS="${BASE_RUNS:-10}"
 BASE_OUT_TOKENS="${BASE_OUT_TOKENS:-32}"
@@ -61,13 +62,15 @@ if [ ! -x benches/.venv/bin/python ]; then python3 -m venv benches/.venv; fi
 benches/.venv/bin/pip install -q -r benches/requirements.txt
 (cd benches && npm ci --no-audit --no-fund --silent)
 
-for model in en-zh date-iso; do
+# Every shipped model races onnxruntime-web (each needs its words in benches/web/sentences.json).
+read -r -a SHIPPED <<<"$(node -p "require('./models/index.json').models.map((m) => m.name).join(' ')")"
+for model in "${SHIPPED[@]}"; do
   stage "ONNX export + check ($model)" benches/.venv/bin/python benches/export_onnx.py "models/$model" "benches/out/$model"
 done
 stage "random model, base size (max_len 160)" base_model
 stage "ONNX export + check (random base size)" benches/.venv/bin/python benches/export_onnx.py "$BASE_DIR" "$BASE_DIR/onnx"
 stage "native: attnscope (burn flex) and onnxruntime CPU, alternating, $REPEATS runs each" native_runs
-stage "browser" env PAGE_LOADS="$REPEATS" bash -c 'set -o pipefail; node benches/browser.mjs en-zh date-iso | tee benches/out/browser.md'
+stage "browser" env PAGE_LOADS="$REPEATS" bash -c 'set -o pipefail; node benches/browser.mjs "$@" | tee benches/out/browser.md' - "${SHIPPED[@]}"
 stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node benches/translate.mjs | tee benches/out/translate.md'
 stage "browser: large random models (opus-mt and base size)" bash -c 'set -o pipefail; node benches/big-model.mjs | tee benches/out/big-model.md'
 stage "browser: base size, $BASE_OUT_TOKENS output tokens, $REPEATS loads" browser_base

@@ -29,10 +29,17 @@
 // step is forceIds over the K tokens less its answer, ÷ K. The stages answer, page_step and
 // full_redecode are skipped in that mode.
 //
+// The race: attnscope CPU and onnxruntime-web take turns sentence by sentence (every stage of one
+// length on attnscope, then on each onnxruntime-web engine, then the next length), so the two
+// figures a ratio divides are measured seconds apart. encode and greedy time batches of calls
+// where one call is short (measure.js).
+//
 // Other parameters: dir (where the model's four files are; /models/MODEL), onnx (its export;
-// /bench-out/MODEL), gpuLengths (source lengths the WebGPU module runs; all), gpuWarmup (3).
+// /bench-out/MODEL), lengths (the source lengths timed; all that fit), gpuLengths (those the
+// WebGPU module runs; all), gpuWarmup (3), warmupPasses (10).
 import initCpu, { Session as CpuSession, modelFileNames } from '/pkg/cpu/attnscope.js';
-import * as ort from '/vendor/ort/ort.wasm.min.mjs';
+import { measure, measureCalls, now, single, timed, WARMUP } from './measure.js';
+import { onnxCached, onnxUncached, ortVersion, setUpOrt } from './onnx.js';
 import { benchSentences } from './sentences.js';
 
 const params = new URLSearchParams(location.search);
@@ -40,12 +47,13 @@ const MODEL = params.get('model') || 'en-zh';
 const ENGINES = (params.get('engines') || 'cpu,webgpu,ort,ort-nocache').split(',');
 const RUNS = Number(params.get('runs') || 20);
 const GPU_RUNS = Number(params.get('gpuRuns') || RUNS);
-const WARMUP = 3;
 const GPU_WARMUP = Number(params.get('gpuWarmup') || WARMUP);
 const MODEL_DIR = params.get('dir') || `/models/${MODEL}`;
 const ONNX_DIR = params.get('onnx') || `/bench-out/${MODEL}`;
 const OUT_TOKENS = Number(params.get('outTokens') || 0);
 const GPU_LENGTHS = params.get('gpuLengths')?.split(',').map(Number);
+const LENGTHS = params.get('lengths')?.split(',').map(Number);
+const WARMUP_PASSES = Number(params.get('warmupPasses') ?? 10);
 // The engines' names in the results (benches/tables.mjs reads them).
 const NAMES = {
   cpu: 'attnscope-cpu-wasm',
@@ -57,7 +65,6 @@ const out = document.getElementById('out');
 const log = (line) => {
   out.textContent += `\n${line}`;
 };
-const now = () => performance.now();
 
 async function bytes(url) {
   const r = await fetch(url);
@@ -72,31 +79,6 @@ async function json(url) {
   return r.json();
 }
 
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  return { median: s[Math.floor((s.length - 1) / 2)], p95: s[Math.round((s.length - 1) * 0.95)], runs: s.length };
-}
-
-/** `sample()` answers the milliseconds of one sample; `runs` of them after `warmup` untimed. */
-async function measure(sample, runs, warmup = WARMUP) {
-  for (let i = 0; i < warmup; i++) await sample();
-  const samples = [];
-  for (let i = 0; i < runs; i++) samples.push(await sample());
-  return stats(samples);
-}
-
-/** A sample that times `fn` after an untimed `setup`. */
-const timed =
-  (fn, setup = async () => {}) =>
-  async () => {
-    await setup();
-    const t = now();
-    await fn();
-    return now() - t;
-  };
-
-const single = (ms) => ({ median: ms, p95: ms, runs: 1 });
-
 /** The model's files, by the names the wasm module gives them (after initCpu). */
 async function loadFiles() {
   const files = {};
@@ -104,69 +86,65 @@ async function loadFiles() {
   return files;
 }
 
-/** attnscope on one backend: every stage of every sentence, through the page's calls. With
- * OUT_TOKENS, the capped stages instead, given `reference` (another engine's rows) if any. */
-async function attnscope(Session, backend, files, inputs, runs, { warmup = WARMUP, reference = null } = {}) {
-  const session = await Session.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, backend);
-  const config = JSON.parse(new TextDecoder().decode(files.config));
-  const rows = [];
-  for (const { n, text } of inputs) {
-    if (OUT_TOKENS) {
-      rows.push(
-        await capped(
-          session,
-          config,
-          { n, text },
-          reference?.find((r) => r.n === n),
-          runs,
-          warmup,
-        ),
-      );
-      continue;
-    }
-    const cold = now();
-    const { trace } = await session.translate(text);
-    const coldMs = now() - cold;
-    if (trace.srcIds.length !== n) throw new Error(`${backend}: the ${n}-token sentence has ${trace.srcIds.length} source tokens`);
-    const k = trace.steps.length;
-    const stages = {
-      greedy_cold: single(coldMs),
-      encode: await measure(
-        timed(() => session.start(text)),
-        runs,
-      ),
-      greedy: await measure(
-        timed(() => session.translate(text)),
-        runs,
-      ),
-    };
-    // Now at the end of the translation: K steps from <s>, less the answer runToEnd ends with.
-    stages.cached_step = await measure(async () => {
+const openSession = (Session, backend, files) =>
+  Session.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, backend);
+
+/** attnscope on one sentence through the page's calls: every stage. With OUT_TOKENS, the capped
+ * stages instead, given `reference` (another engine's row of the sentence) if any. */
+async function attnscopeRow(session, config, { n, text }, runs, { warmup = WARMUP, reference = null } = {}) {
+  if (OUT_TOKENS) return capped(session, config, { n, text }, reference, runs, warmup);
+  const backend = session.backend();
+  const cold = now();
+  const { trace } = await session.translate(text);
+  const coldMs = now() - cold;
+  if (trace.srcIds.length !== n) throw new Error(`${backend}: the ${n}-token sentence has ${trace.srcIds.length} source tokens`);
+  const k = trace.steps.length;
+  const stages = {
+    greedy_cold: single(coldMs),
+    encode: await measureCalls(() => session.start(text), runs, warmup),
+    greedy: await measureCalls(() => session.translate(text), runs, warmup),
+  };
+  // Now at the end of the translation: K steps from <s>, less the answer runToEnd ends with.
+  stages.cached_step = await measure(
+    async () => {
       await session.reset();
       const t0 = now();
       await session.runToEnd();
       const t1 = now();
       await session.answer();
       return (t1 - t0 - (now() - t1)) / k;
-    }, runs);
-    stages.answer = await measure(
-      timed(() => session.answer()),
-      runs,
-    );
-    stages.page_step = await measure(
-      timed(
-        () => session.step(),
-        () => session.back(),
-      ),
-      runs,
-    );
-    // The whole output at once, without the cache (what a cached step saves).
-    stages.full_redecode = await measure(
-      timed(() => session.recomputeDecoder()),
-      runs,
-    );
-    rows.push({ n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: Array.from(trace.tgtIds), stages });
-  }
+    },
+    runs,
+    warmup,
+  );
+  stages.answer = await measure(
+    timed(() => session.answer()),
+    runs,
+    warmup,
+  );
+  stages.page_step = await measure(
+    timed(
+      () => session.step(),
+      () => session.back(),
+    ),
+    runs,
+    warmup,
+  );
+  // The whole output at once, without the cache (what a cached step saves).
+  stages.full_redecode = await measure(
+    timed(() => session.recomputeDecoder()),
+    runs,
+    warmup,
+  );
+  return { n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: Array.from(trace.tgtIds), stages };
+}
+
+/** attnscope on every sentence of `inputs` on one backend (the WebGPU module, after the race). */
+async function attnscope(Session, backend, files, inputs, runs, options) {
+  const session = await openSession(Session, backend, files);
+  const config = JSON.parse(new TextDecoder().decode(files.config));
+  const rows = [];
+  for (const input of inputs) rows.push(await attnscopeRow(session, config, input, runs, options));
   session.free();
   return rows;
 }
@@ -198,16 +176,12 @@ async function capped(session, config, { n, text }, reference, runs, warmup) {
     throw new Error(`${backend}: the model's own choices differ from the greedy tokens at n=${n}: ${chosen} vs ${ids}`);
   const k = ids.length;
   const stages = {
-    encode: await measure(
-      timed(() => session.start(text)),
-      runs,
-      warmup,
-    ),
-    greedy: await measure(
-      timed(async () => {
+    encode: await measureCalls(() => session.start(text), runs, warmup),
+    greedy: await measureCalls(
+      async () => {
         await session.start(text);
         await session.forceIds(given, false);
-      }),
+      },
       runs,
       warmup,
     ),
@@ -227,140 +201,49 @@ async function capped(session, config, { n, text }, reference, runs, warmup) {
   return { n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: [config.bos_id, ...ids], stages };
 }
 
-/** onnxruntime-web's sessions of one exported graph pair. */
-async function ortSessions(exported, encoderKey, decoderKey) {
-  const load = async (key) =>
-    ort.InferenceSession.create(await bytes(`${ONNX_DIR}/${exported.files[key]}`), { executionProviders: ['wasm'] });
-  return { enc: await load(encoderKey), dec: await load(decoderKey) };
-}
-
-const ids = (a) => new ort.Tensor('int64', BigInt64Array.from(a.map(BigInt)), [1, a.length]);
-
-/** attnscope's greedy rule: the most likely id that is not <pad> or <s> (never generated). */
-function nextToken(logits, config) {
-  const v = config.tgt_vocab_size;
-  const last = logits.data.subarray(logits.data.length - v);
-  let best = -1;
-  for (let i = 0; i < v; i++) {
-    if (i === config.pad_id || i === config.bos_id) continue;
-    if (best < 0 || last[i] > last[best]) best = i;
+/**
+ * Every sentence translated WARMUP_PASSES times by every engine, untimed, before anything is timed.
+ * V8 compiles wasm in tiers (a quick baseline first, optimised code for a function only once it
+ * is hot), so whichever length was timed first ran partly on baseline code: attnscope's 8-token
+ * encoder took 1.1–2.3× onnxruntime-web's in 5 page loads without this pass.
+ */
+async function warmUp(session, onnx, inputs) {
+  for (let pass = 0; pass < WARMUP_PASSES; pass++) {
+    for (const { text } of inputs) {
+      const { trace } = await session.start(text);
+      if (!OUT_TOKENS) await session.translate(text); // a random model would decode to max_len
+      for (const [, engine] of onnx) await engine.warm(Array.from(trace.srcIds));
+    }
   }
-  return best;
 }
 
 /**
- * Greedy decoding from <s> to </s> or max_len, or OUT_TOKENS tokens where set; `logitsAfter(tokens)`
- * gives the next token's logits.
+ * The race: attnscope CPU and the onnxruntime-web engines asked for, sentence by sentence (each
+ * onnxruntime-web engine reproduces attnscope's tokens of the sentence before it is timed).
  */
-async function greedyIds(config, logitsAfter) {
-  const tokens = [config.bos_id];
-  const limit = OUT_TOKENS ? Math.min(config.max_len, OUT_TOKENS + 1) : config.max_len;
-  while (tokens.length < limit) {
-    tokens.push(nextToken(await logitsAfter(tokens), config));
-    if (tokens.at(-1) === config.eos_id) break;
+async function race(files, config, inputs) {
+  const engines = {};
+  const session = await openSession(CpuSession, 'cpu', files);
+  engines[NAMES.cpu] = [];
+  const onnx = [];
+  if (ENGINES.some((e) => e.startsWith('ort'))) {
+    setUpOrt();
+    const exported = await json(`${ONNX_DIR}/export.json`);
+    if (!exported.check?.tokensIdentical) throw new Error(`${MODEL}: the ONNX export was not checked`);
+    const o = { dir: ONNX_DIR, exported, config, runs: RUNS, outTokens: OUT_TOKENS };
+    if (ENGINES.includes('ort')) onnx.push([NAMES.ort, await onnxCached({ ...o, name: NAMES.ort })]);
+    if (ENGINES.includes('ort-nocache')) onnx.push([NAMES['ort-nocache'], await onnxUncached({ ...o, name: NAMES['ort-nocache'] })]);
   }
-  return tokens;
-}
-
-function checkTokens(engine, ref, tokens) {
-  if (tokens.join() !== ref.tgtIds.join()) throw new Error(`${engine} tokens differ at n=${ref.n}: ${tokens} vs ${ref.tgtIds}`);
-}
-
-/**
- * onnxruntime-web with the key/value cache: encoder_with_cross_kv.onnx once, then
- * decoder_with_past.onnx one token a step, feeding present_* back as past_*. Every output is
- * fetched, attention rows included, as attnscope reads every attention row back.
- */
-async function onnxCached(exported, config, reference, runs) {
-  const { enc, dec } = await ortSessions(exported, 'encoder_with_cross', 'decoder_with_past');
-  const pastNames = dec.inputNames.filter((n) => n.startsWith('past_'));
-  const crossNames = enc.outputNames.filter((n) => n.startsWith('cross_'));
-  const empty = new ort.Tensor('float32', new Float32Array(0), exported.pastShape);
-  const encode = async (src) => {
-    const out = await enc.run({ src_ids: src });
-    return Object.fromEntries(crossNames.map((n) => [n, out[n]]));
-  };
-  // One cached step: the outputs, and the cache grown by the token.
-  const step = async (token, cache, cross) => {
-    const out = await dec.run({ tgt_ids: ids([token]), ...cache, ...cross });
-    return [out, Object.fromEntries(pastNames.map((n) => [n, out[n.replace('past_', 'present_')]]))];
-  };
-  const emptyCache = () => Object.fromEntries(pastNames.map((n) => [n, empty]));
-  const greedy = async (src) => {
-    const cross = await encode(src);
-    let cache = emptyCache();
-    return greedyIds(config, async (tokens) => {
-      let out;
-      [out, cache] = await step(tokens.at(-1), cache, cross);
-      return out.logits;
-    });
-  };
-  const rows = [];
-  for (const ref of reference) {
-    const src = ids(ref.srcIds);
-    const cold = now();
-    checkTokens(NAMES.ort, ref, await greedy(src));
-    const coldMs = now() - cold;
-    const cross = await encode(src);
-    const steps = async () => {
-      let cache = emptyCache();
-      let out;
-      for (const token of ref.tgtIds.slice(0, ref.out)) {
-        [out, cache] = await step(token, cache, cross);
-        nextToken(out.logits, config);
-      }
-    };
-    const stages = {
-      greedy_cold: single(coldMs),
-      encode: await measure(
-        timed(() => enc.run({ src_ids: src })),
-        runs,
-      ),
-      cached_step: await measure(async () => (await timed(steps)()) / ref.out, runs),
-      greedy: await measure(
-        timed(() => greedy(src)),
-        runs,
-      ),
-    };
-    rows.push({ n: ref.n, out: ref.out, stages });
+  for (const [name] of onnx) engines[name] = [];
+  await warmUp(session, onnx, inputs);
+  for (const input of inputs) {
+    const row = await attnscopeRow(session, config, input, RUNS);
+    engines[NAMES.cpu].push(row);
+    for (const [name, engine] of onnx) engines[name].push(await engine.row(row));
+    log(`${input.n} tokens: ${Object.keys(engines).join(', ')} done`);
   }
-  return rows;
-}
-
-/** onnxruntime-web without a cache (the reference): decoder.onnx re-runs the prefix each step. */
-async function onnxUncached(exported, config, reference, runs) {
-  const { enc, dec } = await ortSessions(exported, 'encoder', 'decoder');
-  const encode = async (src) => (await enc.run({ src_ids: src })).memory;
-  const greedy = async (src) => {
-    const memory = await encode(src);
-    return greedyIds(config, async (tokens) => (await dec.run({ tgt_ids: ids(tokens), memory })).logits);
-  };
-  const rows = [];
-  for (const ref of reference) {
-    const src = ids(ref.srcIds);
-    const cold = now();
-    checkTokens(NAMES['ort-nocache'], ref, await greedy(src));
-    const coldMs = now() - cold;
-    const memory = await encode(src);
-    const prefix = ids(ref.tgtIds.slice(0, ref.out));
-    const stages = {
-      greedy_cold: single(coldMs),
-      encode: await measure(
-        timed(() => enc.run({ src_ids: src })),
-        runs,
-      ),
-      full_redecode: await measure(
-        timed(() => dec.run({ tgt_ids: prefix, memory })),
-        runs,
-      ),
-      greedy_uncached: await measure(
-        timed(() => greedy(src)),
-        runs,
-      ),
-    };
-    rows.push({ n: ref.n, out: ref.out, stages });
-  }
-  return rows;
+  session.free();
+  return engines;
 }
 
 async function main() {
@@ -380,29 +263,12 @@ async function main() {
   const files = await loadFiles();
   const config = JSON.parse(new TextDecoder().decode(files.config));
   results.config = config;
-  const probe = await CpuSession.create(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer, 'cpu');
-  const inputs = await benchSentences(probe, config);
+  const probe = await openSession(CpuSession, 'cpu', files);
+  const inputs = (await benchSentences(probe, config)).filter(({ n }) => !LENGTHS || LENGTHS.includes(n));
   probe.free();
-  const cpu = await attnscope(CpuSession, 'cpu', files, inputs, RUNS);
-  results.engines[NAMES.cpu] = cpu;
-  log('attnscope cpu done');
-  if (ENGINES.some((e) => e.startsWith('ort'))) {
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.wasmPaths = '/vendor/ort/';
-    results.onnxruntimeWeb = ort.env.versions?.web;
-    const exported = await json(`${ONNX_DIR}/export.json`);
-    if (!exported.check?.tokensIdentical) throw new Error(`${MODEL}: the ONNX export was not checked`);
-    if (ENGINES.includes('ort')) {
-      t = now();
-      results.engines[NAMES.ort] = await onnxCached(exported, config, cpu, RUNS);
-      log(`onnxruntime-web (cache) done (${(now() - t).toFixed(0)} ms)`);
-    }
-    if (ENGINES.includes('ort-nocache')) {
-      t = now();
-      results.engines[NAMES['ort-nocache']] = await onnxUncached(exported, config, cpu, RUNS);
-      log(`onnxruntime-web (no cache) done (${(now() - t).toFixed(0)} ms)`);
-    }
-  }
+  results.engines = await race(files, config, inputs);
+  results.onnxruntimeWeb = ortVersion();
+  const cpu = results.engines[NAMES.cpu];
   if (ENGINES.includes('webgpu') && navigator.gpu) {
     t = now();
     const glue = await import('/pkg/webgpu/attnscope.js');
