@@ -10,6 +10,7 @@
 //   - more translations: RUNS more, the same sentence;
 //   - twin: the comparison view's `twin()` translating once (issue 58 part 6: does it pack again?);
 //   - twinHeadsOff: the twin with two heads off (`setAblation`, as the comparison view does) translating.
+// PROBE=1 adds each stage's free memory (see `freeMB`).
 // Prints one JSON line per run; `--summary FILE...` prints the medians and ranges of such lines.
 // OUT=FILE also writes the first translation's answer there (every number in it, by path), and
 // `--compare A B` prints the largest difference between two such files and whether their output
@@ -37,8 +38,10 @@ if (process.argv[2] === '--summary') {
     const wasm = runs.map((r) => r.stages[key].wasmMB);
     const rss = runs.map((r) => r.stages[key].maxRssMB);
     const ms = runs.map((r) => r.stages[key].ms);
+    const free = runs.map((r) => r.stages[key].freeMB).filter((v) => v !== undefined);
+    const live = free.length ? `, free ${median(free)} MB (${Math.min(...free)}–${Math.max(...free)})` : '';
     console.log(
-      `${key}: wasm ${median(wasm)} MB (${Math.min(...wasm)}–${Math.max(...wasm)}), peak RSS ${median(rss)} MB (${Math.min(...rss)}–${Math.max(...rss)}), ${median(ms)} ms, ${runs.length} runs`,
+      `${key}: wasm ${median(wasm)} MB (${Math.min(...wasm)}–${Math.max(...wasm)}), peak RSS ${median(rss)} MB (${Math.min(...rss)}–${Math.max(...rss)})${live}, ${median(ms)} ms, ${runs.length} runs`,
     );
   }
   process.exit(0);
@@ -93,9 +96,21 @@ const mark = (name) => {
     maxRssMB: Math.round((process.resourceUsage().maxRSS * 1024) / MB),
     ms: Math.round(now - last),
   };
+  if (process.env.PROBE === '1') stages[name].freeMB = freeMB();
   last = now;
   console.error(name, JSON.stringify(stages[name])); // as it goes: a run that dies says where
 };
+// PROBE=1: how much of the high-water mark is free at each stage (so live ≈ wasmMB − freeMB):
+// 4 MB blocks (`WeightsFile`s) taken until the memory would grow, then given back. Blocks smaller
+// than 4 MB are not counted, and the probe may raise the high-water mark by one block.
+function freeMB() {
+  const before = wasm.memory.buffer.byteLength;
+  const blocks = [];
+  while (wasm.memory.buffer.byteLength === before) blocks.push(new WeightsFile(4 * MB));
+  const free = (blocks.length - 1) * 4;
+  for (const block of blocks) block.free();
+  return free;
+}
 mark('init');
 
 const weightsPath = join(dir, 'model.safetensors');
@@ -121,6 +136,7 @@ await twin.translate(TEXT);
 mark('twin');
 try {
   await twin.setAblation('encoder:0:0,cross:1:2');
+  await twin.translate(TEXT);
   mark('twinHeadsOff');
 } catch (error) {
   mark('twinHeadsOff');

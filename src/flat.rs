@@ -17,8 +17,8 @@ pub struct Flags(pub Vec<bool>);
 impl Serialize for Floats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if cfg!(target_arch = "wasm32") {
-            let bytes: Vec<u8> = self.0.iter().flat_map(|v| v.to_le_bytes()).collect();
-            serializer.serialize_bytes(&bytes)
+            // wasm32 is little-endian: the floats' own bytes, without a second buffer.
+            serializer.serialize_bytes(bytemuck::cast_slice(&self.0))
         } else {
             serializer.collect_seq(&self.0)
         }

@@ -187,6 +187,11 @@ impl Transformer {
 fn zero_head_output(block: &mut MultiHeadAttention, head: usize) {
     let weight = block.w_o.weight.val(); // [d_model (concatenated heads), d_model]
     let [d_in, _] = weight.dims();
+    if d_in == 0 {
+        // Dropped: its packed copy serves every pass and switches the head off
+        // (`PackedWeights::drop_unpacked`, `PackedWeights::without_heads`).
+        return;
+    }
     let d_k = d_in / block.n_heads().max(1);
     let keep: Vec<f32> = (0..d_in)
         .map(|row| if row / d_k == head { 0.0 } else { 1.0 })

@@ -334,7 +334,11 @@ impl MultiHeadAttention {
             let causal = Mask::causal_keys(q_len, k_len).to_tensor(&scores.device()); // [1, 1, q_len, k_len]
             scores = scores.mask_fill(causal, self.mask_value);
         }
-        let weights = softmax(scores, 3); // [batch, heads, q_len, k_len]
+        // Where the projections are packed (the CPU), the softmax runs on the host too.
+        let weights = match packed {
+            Some(_) => super::softmax::last_axis(scores),
+            None => softmax(scores, 3),
+        }; // [batch, heads, q_len, k_len]
         let heads = dropout::apply(&self.dropout, weights.clone()).matmul(kv.values.clone()); // [batch, heads, q_len, d_k]
         let [batch, n_heads, q_len, d_k] = heads.dims();
         let concatenated = heads.swap_dims(1, 2).reshape([batch, q_len, n_heads * d_k]); // [batch, q_len, d_model]

@@ -17,6 +17,7 @@ pub mod masks;
 pub mod packed;
 pub mod positional;
 mod presets;
+mod softmax;
 mod sublayers;
 mod validate;
 

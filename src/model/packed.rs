@@ -138,18 +138,7 @@ impl PackedLinear {
     /// `out = x · W + b` for each row of `x` (`rows × d_in` values) into `out` (`rows × d_out`):
     /// tile by tile, each tile for every row while it is in the cache.
     pub fn apply(&self, x: &[f32], out: &mut [f32]) {
-        let tiles = self.packed.chunks_exact(self.d_in * TILE);
-        for (index, tile) in tiles.enumerate() {
-            let (start, weights) = (index * TILE, tile.as_chunks::<TILE>().0);
-            let width = TILE.min(self.d_out - start);
-            let rows = x
-                .chunks_exact(self.d_in)
-                .zip(out.chunks_exact_mut(self.d_out));
-            for (row, out_row) in rows {
-                let sums = tile_product(row, weights);
-                out_row[start..start + width].copy_from_slice(&sums[..width]);
-            }
-        }
+        kernel::apply(&self.packed, self.d_in, self.d_out, x, out);
         if let Some(bias) = &self.bias {
             for out_row in out.chunks_exact_mut(self.d_out) {
                 for (o, b) in out_row.iter_mut().zip(bias.iter()) {
@@ -183,17 +172,6 @@ fn pack_band(packed: &mut [f32], weight: &[f32], d_in: usize, start: usize, widt
             packed[(tile * d_in + i) * TILE + lane] = w;
         }
     }
-}
-
-/// `Σ_i x[i] · rows[i]`: one tile's `TILE` outputs.
-fn tile_product(x: &[f32], rows: &[[f32; TILE]]) -> [f32; TILE] {
-    let mut sums = [0.0f32; TILE];
-    for (xi, row) in x.iter().zip(rows) {
-        for lane in 0..TILE {
-            sums[lane] += xi * row[lane];
-        }
-    }
-    sums
 }
 
 /// A tensor's values on the host, read asynchronously (the only read WebGPU in a browser allows).
@@ -245,6 +223,7 @@ pub fn project_tied(
     linear(x, weight, bias.map(|b| b.val()))
 }
 
+mod kernel;
 mod weights;
 
 pub use weights::{packs, PackedAttention, PackedDecoderLayer, PackedEncoderLayer, PackedWeights};

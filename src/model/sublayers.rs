@@ -79,7 +79,8 @@ impl FeedForward {
         self.hidden_with(x, None)
     }
 
-    fn hidden_with(&self, x: Tensor<3>, packed: Option<&PackedLinear>) -> Tensor<3> {
+    /// [`Self::hidden`], through a packed copy of `linear_1` where given.
+    pub fn hidden_with(&self, x: Tensor<3>, packed: Option<&PackedLinear>) -> Tensor<3> {
         let hidden = project(&self.linear_1, packed, x); // [batch, len, d_ff]
         match self.activation {
             Activation::Relu => relu(hidden),
@@ -93,7 +94,16 @@ impl FeedForward {
     /// # Shapes
     /// `[batch, len, d_ff]` → `[batch, len, d_model]`.
     pub fn project(&self, hidden: Tensor<3>) -> Tensor<3> {
-        self.linear_2.forward(dropout::apply(&self.dropout, hidden))
+        self.project_with(hidden, None)
+    }
+
+    /// [`Self::project`], through a packed copy of `linear_2` where given.
+    pub fn project_with(&self, hidden: Tensor<3>, packed: Option<&PackedLinear>) -> Tensor<3> {
+        project(
+            &self.linear_2,
+            packed,
+            dropout::apply(&self.dropout, hidden),
+        )
     }
 
     /// # Shapes
@@ -105,11 +115,7 @@ impl FeedForward {
     /// [`Self::forward`], through packed copies of `linear_1` and `linear_2` where given.
     pub fn forward_with(&self, x: Tensor<3>, packed: Option<&[PackedLinear; 2]>) -> Tensor<3> {
         let hidden = self.hidden_with(x, packed.map(|p| &p[0]));
-        project(
-            &self.linear_2,
-            packed.map(|p| &p[1]),
-            dropout::apply(&self.dropout, hidden),
-        )
+        self.project_with(hidden, packed.map(|p| &p[1]))
     }
 }
 

@@ -101,7 +101,12 @@ impl Session {
             self.intact = Some(intact);
         }
         self.ablation = ablation;
-        self.packed = None;
+        // Made at once where the weights are packed: the unpacked ones may be dropped, and a
+        // pass that needs no sentence (a padded batch) can come before the next `start`.
+        self.packed = match &self.packed_intact {
+            Some(intact) => Some(intact.without_heads(&self.loaded.config, &self.ablation)?),
+            None => None,
+        };
         Ok(self.state.take().map(|s| s.text))
     }
 

@@ -66,11 +66,15 @@ pub struct Session {
     /// The model with every head on, kept while `ablation` is not empty.
     intact: Option<Transformer>,
     /// The intact model's projections packed for the CPU (`model::packed`): built by the first
-    /// `start`, shared with twins, dropped when the weights change.
+    /// `start`, shared with twins, dropped when the weights change. Once they are built, the
+    /// models' own projection matrices are dropped (`PackedWeights::drop_unpacked`): every pass
+    /// goes through these.
     packed_intact: Option<PackedWeights>,
     /// `loaded.model`'s: `packed_intact` with `ablation`'s heads off, sharing every other matrix
     /// (made again when the ablation changes).
     packed: Option<PackedWeights>,
+    /// Pack (and drop the unpacked matrices) on any device: [`Self::pack_everywhere`].
+    pack_everywhere: bool,
 }
 
 impl Session {
@@ -86,7 +90,15 @@ impl Session {
             intact: None,
             packed_intact: None,
             packed: None,
+            pack_everywhere: false,
         }
+    }
+
+    /// Pack the weights on any device, as the CPU of a wasm module does, and drop the unpacked
+    /// projection matrices the same way: how native tests reach that path (a native build keeps
+    /// gemm otherwise, `PackedWeights::for_device`).
+    pub fn pack_everywhere(&mut self) {
+        self.pack_everywhere = true;
     }
 
     /// Load the files onto `device` and open a session.
@@ -103,6 +115,7 @@ impl Session {
         let mut twin = Self::new(loaded, self.device.clone());
         twin.packed_intact = self.packed_intact.clone();
         twin.packed = self.packed_intact.clone();
+        twin.pack_everywhere = self.pack_everywhere;
         twin
     }
 
@@ -197,8 +210,16 @@ impl Session {
             return Ok(());
         }
         if self.packed_intact.is_none() {
-            let intact = self.intact_model();
-            self.packed_intact = PackedWeights::for_device(intact, &self.device).await?;
+            // Every pass goes through the packed copy from now on: the intact model's matrices
+            // are dropped as they are packed, and the model with heads off (if any) drops its own.
+            let intact = self.intact.as_mut().unwrap_or(&mut self.loaded.model);
+            self.packed_intact = match self.pack_everywhere {
+                true => Some(PackedWeights::new_dropping(intact).await?),
+                false => PackedWeights::for_device(intact, &self.device).await?,
+            };
+            if self.packed_intact.is_some() && self.intact.is_some() {
+                PackedWeights::drop_unpacked(&mut self.loaded.model);
+            }
         }
         self.packed = match &self.packed_intact {
             Some(intact) => Some(intact.without_heads(&self.loaded.config, &self.ablation)?),

@@ -1,7 +1,9 @@
 //! Every projection of a model packed ([`PackedWeights`]), built from its `Linear` layers, and
 //! the same with heads switched off, sharing every matrix it does not change.
 
-use burn::tensor::Device;
+use burn::module::Param;
+use burn::nn::Linear;
+use burn::tensor::{Device, Tensor};
 
 use super::PackedLinear;
 use crate::error::{Error, Result};
@@ -22,22 +24,57 @@ pub struct PackedAttention {
     pub w_o: PackedLinear,
 }
 
+/// A `Linear` layer packed, and its matrix dropped at once where `drop` says
+/// ([`PackedWeights::drop_unpacked`]): packing a model so never holds both copies of it whole.
+async fn pack(linear: &mut Linear, drop: bool) -> Result<PackedLinear> {
+    let packed = PackedLinear::from_linear(linear).await?;
+    if drop {
+        drop_weight(linear);
+    }
+    Ok(packed)
+}
+
 /// An attention block's `w_q, w_k, w_v, w_o`, packed.
-async fn attention(block: &MultiHeadAttention) -> Result<PackedAttention> {
+async fn attention(block: &mut MultiHeadAttention, drop: bool) -> Result<PackedAttention> {
     Ok(PackedAttention {
-        w_q: PackedLinear::from_linear(&block.w_q).await?,
-        w_k: PackedLinear::from_linear(&block.w_k).await?,
-        w_v: PackedLinear::from_linear(&block.w_v).await?,
-        w_o: PackedLinear::from_linear(&block.w_o).await?,
+        w_q: pack(&mut block.w_q, drop).await?,
+        w_k: pack(&mut block.w_k, drop).await?,
+        w_v: pack(&mut block.w_v, drop).await?,
+        w_o: pack(&mut block.w_o, drop).await?,
     })
 }
 
 /// A feed-forward network's `linear_1, linear_2`, packed.
-async fn feed_forward(ffn: &FeedForward) -> Result<[PackedLinear; 2]> {
+async fn feed_forward(ffn: &mut FeedForward, drop: bool) -> Result<[PackedLinear; 2]> {
     Ok([
-        PackedLinear::from_linear(&ffn.linear_1).await?,
-        PackedLinear::from_linear(&ffn.linear_2).await?,
+        pack(&mut ffn.linear_1, drop).await?,
+        pack(&mut ffn.linear_2, drop).await?,
     ])
+}
+
+/// An attention block's four projections.
+fn attention_linears(block: &mut MultiHeadAttention) -> [&mut Linear; 4] {
+    [
+        &mut block.w_q,
+        &mut block.w_k,
+        &mut block.w_v,
+        &mut block.w_o,
+    ]
+}
+
+/// [`drop_weight`] on each of `linears`.
+fn drop_all<const N: usize>(linears: [&mut Linear; N]) {
+    for linear in linears {
+        drop_weight(linear);
+    }
+}
+
+/// Replace a `Linear` layer's matrix by a `[0, 0]` one, keeping its id (and its bias).
+fn drop_weight(linear: &mut Linear) {
+    let device = linear.weight.val().device();
+    let id = linear.weight.id;
+    linear.weight = Param::from_tensor(Tensor::empty([0, 0], &device));
+    linear.weight.id = id;
 }
 
 /// One encoder layer's projections.
@@ -80,43 +117,82 @@ pub struct PackedWeights {
 
 impl PackedWeights {
     /// Packed weights for `model` where they pay: on the CPU (flex) of a wasm module, whose
-    /// gemm is slow on one row and on a few rows. A native build keeps gemm, whose x86 kernels
-    /// (AVX2, FMA, chosen at run time) are faster than this loop (`benches/native.rs`).
-    pub async fn for_device(model: &Transformer, device: &Device) -> Result<Option<Self>> {
+    /// gemm is slow on one row and on a few rows. There `model`'s projection matrices are
+    /// dropped as they are packed ([`Self::new_dropping`]). A native build keeps gemm, whose x86
+    /// kernels (AVX2, FMA, chosen at run time) are faster than this loop (`benches/native.rs`).
+    pub async fn for_device(model: &mut Transformer, device: &Device) -> Result<Option<Self>> {
         if !packs(device) {
             return Ok(None);
         }
-        Self::new(model).await.map(Some)
+        Self::new_dropping(model).await.map(Some)
     }
 
     /// Pack every projection of `model` (its tensors are read asynchronously).
     pub async fn new(model: &Transformer) -> Result<Self> {
+        Self::pack(&mut model.clone(), false).await
+    }
+
+    /// [`Self::new`], dropping each of `model`'s encoder and decoder matrices as soon as it is
+    /// packed ([`Self::drop_unpacked`]): packing holds the model and one more matrix (and the
+    /// packed vocabulary projection), not the model's projections twice.
+    pub async fn new_dropping(model: &mut Transformer) -> Result<Self> {
+        Self::pack(model, true).await
+    }
+
+    async fn pack(model: &mut Transformer, drop: bool) -> Result<Self> {
+        // The vocabulary projection first: the largest, it fits the hole the freed file left.
+        let projection = match model.tied_in_graph {
+            true => {
+                let bias = model.projection.bias.as_ref();
+                PackedLinear::from_rows(&model.tgt_embed.weight.val(), bias).await?
+            }
+            false => PackedLinear::from_linear(&model.projection).await?,
+        };
         let mut encoder = Vec::with_capacity(model.encoder_layers.len());
-        for layer in &model.encoder_layers {
+        for layer in &mut model.encoder_layers {
             encoder.push(PackedEncoderLayer {
-                self_attn: attention(&layer.self_attn).await?,
-                ffn: feed_forward(&layer.ffn).await?,
+                self_attn: attention(&mut layer.self_attn, drop).await?,
+                ffn: feed_forward(&mut layer.ffn, drop).await?,
             });
         }
         let mut decoder = Vec::with_capacity(model.decoder_layers.len());
-        for layer in &model.decoder_layers {
+        for layer in &mut model.decoder_layers {
             decoder.push(PackedDecoderLayer {
-                self_attn: attention(&layer.self_attn).await?,
-                cross_attn: attention(&layer.cross_attn).await?,
-                ffn: feed_forward(&layer.ffn).await?,
+                self_attn: attention(&mut layer.self_attn, drop).await?,
+                cross_attn: attention(&mut layer.cross_attn, drop).await?,
+                ffn: feed_forward(&mut layer.ffn, drop).await?,
             });
         }
         Ok(Self {
             encoder,
             decoder,
-            projection: match model.tied_in_graph {
-                true => {
-                    let bias = model.projection.bias.as_ref();
-                    PackedLinear::from_rows(&model.tgt_embed.weight.val(), bias).await?
-                }
-                false => PackedLinear::from_linear(&model.projection).await?,
-            },
+            projection,
         })
+    }
+
+    /// Drop `model`'s encoder and decoder projection matrices (every `Linear` weight of its
+    /// layers: 705 MB of opus-mt-tc-big's F32) once they are packed: a session whose every pass
+    /// goes through its packed copy reads them no more. Each becomes `[0, 0]` (ids and biases
+    /// kept), so that a pass that still read one would fail on its shapes, not give other
+    /// numbers; [`Transformer::without_heads`] leaves a dropped `W_O` as it is (the packed copy
+    /// switches heads off), and new weights (`files::weights::replace_weights`) put them back.
+    pub fn drop_unpacked(model: &mut Transformer) {
+        for layer in &mut model.encoder_layers {
+            drop_all(attention_linears(&mut layer.self_attn));
+            drop_all([&mut layer.ffn.linear_1, &mut layer.ffn.linear_2]);
+        }
+        for layer in &mut model.decoder_layers {
+            drop_all(attention_linears(&mut layer.self_attn));
+            drop_all(attention_linears(&mut layer.cross_attn));
+            drop_all([&mut layer.ffn.linear_1, &mut layer.ffn.linear_2]);
+        }
+    }
+
+    /// Whether [`Self::drop_unpacked`] dropped `model`'s projection matrices.
+    pub fn dropped(model: &Transformer) -> bool {
+        let first = model.encoder_layers.first().map(|l| &l.self_attn.w_q);
+        let first = first.or(model.decoder_layers.first().map(|l| &l.self_attn.w_q));
+        first.is_some_and(|w_q| w_q.weight.val().dims() == [0, 0])
     }
 
     /// These weights with the heads of `ablation` off, as [`Transformer::without_heads`] switches

@@ -18,6 +18,7 @@ use super::readback::{flat, read_back};
 use super::{Decoding, Session};
 use crate::error::{Error, Result};
 use crate::model::masks::Mask;
+use crate::model::packed::{project, PackedAttention, PackedLinear};
 use crate::model::{AttentionInput, FeedForward, KeyValue, MultiHeadAttention, Residual};
 use crate::trace::journey::{Journey, Stack};
 use crate::trace::Flags;
@@ -49,6 +50,8 @@ impl Reads {
 /// `[1, 1, d_model]`, the keys and values `[1, heads, k_len, d_k]`, the mask `[1, 1, 1, k_len]`.
 struct AttentionStep<'a> {
     block: &'a MultiHeadAttention,
+    /// The block's projections packed, where the session packs them.
+    packed: Option<&'a PackedAttention>,
     residual: &'a Residual,
     x: Tensor<3>,
     kv: &'a KeyValue,
@@ -144,22 +147,26 @@ impl Session {
         let packed = self.packed.as_ref();
         let (x, _, padding_mask) =
             model.run_encoder(state.src.clone(), None, request.layer, packed);
+        let layer_packed = packed.and_then(|p| p.encoder.get(request.layer));
+        let self_packed = layer_packed.map(|l| &l.self_attn);
         let ids = &state.trace.src_ids;
         let (x_query, input, embedding) =
             self.input_reads(&x, &model.src_embed, ids, request, reads);
         // Every source position's keys and values: [1, heads, src_len, d_k].
         let kv = layer
             .self_attn
-            .project_key_value(layer.residual_1.input(x), None);
+            .project_key_value(layer.residual_1.input(x), self_packed);
         let step = AttentionStep {
             block: &layer.self_attn,
+            packed: self_packed,
             residual: &layer.residual_1,
             x: x_query,
             kv: &kv,
             mask: padding_mask,
         };
         let (x, self_attention) = self.attention_reads(step, reads)?;
-        let (x, feed_forward) = self.feed_forward_reads(&layer.ffn, &layer.residual_2, x, reads);
+        let ffn = (&layer.ffn, layer_packed.map(|l| &l.ffn));
+        let (x, feed_forward) = self.feed_forward_reads(ffn, &layer.residual_2, x, reads);
         let last = request.layer + 1 == model.encoder_layers.len();
         let final_norm = model
             .encoder_norm
@@ -196,16 +203,19 @@ impl Session {
         let padding_mask = &state.encoded.padding_mask;
         let packed = self.packed.as_ref();
         let x = model.decoder_below(tgt, &state.cross, padding_mask, request.layer, packed);
+        let layer_packed = packed.and_then(|p| p.decoder.get(request.layer));
+        let self_packed = layer_packed.map(|l| &l.self_attn);
         let ids = &state.trace.tgt_ids;
         let (x_query, input, embedding) =
             self.input_reads(&x, &model.tgt_embed, ids, request, reads);
         // Every decoded position's keys and values, the later ones masked: [1, heads, rows, d_k].
         let kv = layer
             .self_attn
-            .project_key_value(layer.residual_1.input(x), None);
+            .project_key_value(layer.residual_1.input(x), self_packed);
         let causal = causal_row(&state.trace.causal_mask, request.position);
         let step = AttentionStep {
             block: &layer.self_attn,
+            packed: self_packed,
             residual: &layer.residual_1,
             x: x_query,
             kv: &kv,
@@ -214,13 +224,15 @@ impl Session {
         let (x, self_attention) = self.attention_reads(step, reads)?;
         let step = AttentionStep {
             block: &layer.cross_attn,
+            packed: layer_packed.map(|l| &l.cross_attn),
             residual: &layer.residual_2,
             x,
             kv: cross,
             mask: padding_mask.clone(),
         };
         let (x, cross_attention) = self.attention_reads(step, reads)?;
-        let (x, feed_forward) = self.feed_forward_reads(&layer.ffn, &layer.residual_3, x, reads);
+        let ffn = (&layer.ffn, layer_packed.map(|l| &l.ffn));
+        let (x, feed_forward) = self.feed_forward_reads(ffn, &layer.residual_3, x, reads);
         let last = request.layer + 1 == model.decoder_layers.len();
         let (mut final_norm, mut logits) = (None, None);
         if last {
@@ -275,6 +287,7 @@ impl Session {
     ) -> Result<(Tensor<3>, AttentionReads)> {
         let AttentionStep {
             block,
+            packed,
             residual,
             x,
             kv,
@@ -282,11 +295,12 @@ impl Session {
         } = step;
         let norm_first = self.loaded.config.norm_first;
         let input = residual.input(x.clone()); // [1, 1, d_model]
-        let query = block.w_q.forward(input.clone()); // [1, 1, heads × d_k]
+        let query = project(&block.w_q, packed.map(|p| &p.w_q), input.clone()); // [1, 1, heads × d_k]
         let attention = block.forward(
             AttentionInput::cross(input.clone(), kv)
                 .mask(Some(mask))
-                .keep_scores(true),
+                .keep_scores(true)
+                .packed(packed),
         );
         let scores = attention
             .raw_scores
@@ -316,19 +330,19 @@ impl Session {
         Ok((result, reads))
     }
 
-    /// The feed-forward sub-layer for one position: its result `[1, 1, d_model]` and where its
-    /// vectors sit.
+    /// The feed-forward sub-layer for one position (through its packed copy where given): its
+    /// result `[1, 1, d_model]` and where its vectors sit.
     fn feed_forward_reads(
         &self,
-        ffn: &FeedForward,
+        (ffn, packed): (&FeedForward, Option<&[PackedLinear; 2]>),
         residual: &Residual,
         x: Tensor<3>,
         reads: &mut Reads,
     ) -> (Tensor<3>, FeedForwardReads) {
         let config = &self.loaded.config;
         let input = residual.input(x.clone()); // [1, 1, d_model]
-        let hidden = ffn.hidden(input.clone()); // [1, 1, d_ff]
-        let projected = ffn.project(hidden.clone()); // [1, 1, d_model]
+        let hidden = ffn.hidden_with(input.clone(), packed.map(|p| &p[0])); // [1, 1, d_ff]
+        let projected = ffn.project_with(hidden.clone(), packed.map(|p| &p[1])); // [1, 1, d_model]
         let sum = x.clone() + projected.clone();
         let result = residual.output(x.clone(), projected.clone());
         let reads = FeedForwardReads {

@@ -1,0 +1,155 @@
+//! A session whose projections are packed and whose unpacked matrices are dropped
+//! (`PackedWeights::drop_unpacked`, what the CPU of a wasm module runs) against one that keeps
+//! burn's gemm: every session call gives the same numbers. Native builds never pack, so the
+//! packed session is asked to ([`Session::pack_everywhere`]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use attnscope::files::folder::ModelFolder;
+use attnscope::model::ablation::Ablation;
+use attnscope::model::packed::PackedWeights;
+use attnscope::session::Inspect;
+use attnscope::trace::journey::Stack;
+use attnscope::{block_on, AttentionKind, Focus, Session};
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use serde_json::{json, Value};
+
+const TEXT: &str = "We eat noodles every day.";
+const HEADS_OFF: &str = "encoder:1:2,decoder:0:1,cross:1:3";
+
+/// Every number of `packed` within 1e-4 (relative above 1) of `gemm`'s; everything else equal.
+fn assert_same(what: &str, gemm: &Value, packed: &Value) {
+    match (gemm, packed) {
+        (Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+            assert!(
+                (a - b).abs() <= 1e-4 * (1.0 + a.abs()),
+                "{what}: {a} vs {b}"
+            );
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            assert_eq!(a.len(), b.len(), "{what}: lengths");
+            for (i, (a, b)) in a.iter().zip(b).enumerate() {
+                assert_same(&format!("{what}[{i}]"), a, b);
+            }
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            assert_eq!(
+                a.keys().collect::<Vec<_>>(),
+                b.keys().collect::<Vec<_>>(),
+                "{what}"
+            );
+            for (key, a) in a {
+                assert_same(&format!("{what}.{key}"), a, &b[key]);
+            }
+        }
+        _ => assert_eq!(gemm, packed, "{what}"),
+    }
+}
+
+/// What the page reads once a sentence is decoded: the trace, the full re-decode, one head's
+/// stages of each kind, a journey through each stack, and the heads' importance.
+fn readings(session: &mut Session, label: &str) -> Vec<(String, Value)> {
+    let mut out = vec![];
+    let trace = block_on(session.translate(TEXT)).unwrap().clone();
+    out.push((format!("{label} trace"), json!(trace)));
+    let recomputed = block_on(session.recompute_decoder()).unwrap();
+    out.push((format!("{label} recompute"), json!(recomputed)));
+    for kind in [
+        AttentionKind::EncoderSelf,
+        AttentionKind::DecoderSelf,
+        AttentionKind::Cross,
+    ] {
+        let focus = Focus {
+            kind,
+            layer: 1,
+            head: 3,
+        };
+        let stages = block_on(session.stages(focus)).unwrap();
+        out.push((format!("{label} stages {kind:?}"), json!(stages)));
+    }
+    for (stack, layer) in [
+        (Stack::Encoder, 0),
+        (Stack::Encoder, 1),
+        (Stack::Decoder, 0),
+        (Stack::Decoder, 1),
+    ] {
+        let request = Inspect {
+            stack,
+            layer,
+            position: 1,
+        };
+        let journey = block_on(session.inspect(request)).unwrap();
+        out.push((format!("{label} inspect {stack:?} {layer}"), json!(journey)));
+    }
+    let importance = block_on(session.importance()).unwrap();
+    out.push((format!("{label} importance"), json!(importance)));
+    out
+}
+
+/// Every call the page makes, in the order a visit might make them.
+fn visit(session: &mut Session, snapshot: &[u8]) -> Vec<(String, Value)> {
+    let texts = common::TINY_TEXTS;
+    let mut out = readings(session, "intact");
+    let batch = block_on(session.padded_batch(&texts)).unwrap();
+    out.push(("batch".into(), json!(batch)));
+    let ablation = Ablation::parse(HEADS_OFF).unwrap();
+    let report = block_on(session.ablate(&ablation)).unwrap();
+    out.push(("ablate".into(), json!(report)));
+    let twin = block_on(session.twin().translate(TEXT)).unwrap().clone();
+    out.push(("twin".into(), json!(twin)));
+    session.set_ablation(ablation).unwrap();
+    // Before any sentence: a pass that needs none.
+    let batch = block_on(session.padded_batch(&texts)).unwrap();
+    out.push(("heads off, batch".into(), json!(batch)));
+    out.extend(readings(session, "heads off"));
+    let twin = block_on(session.twin().translate(TEXT)).unwrap().clone();
+    out.push(("heads off, twin".into(), json!(twin)));
+    session.replace_weights(snapshot).unwrap();
+    out.extend(readings(session, "snapshot, heads off"));
+    session.set_ablation(Ablation::default()).unwrap();
+    out.extend(readings(session, "snapshot, heads on"));
+    out
+}
+
+fn compare(folder: &ModelFolder) {
+    let config =
+        attnscope::ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap()).unwrap();
+    let snapshot = common::random_weights(&config, 11);
+    let mut gemm = common::session(folder);
+    let mut packed = common::session(folder);
+    packed.pack_everywhere();
+    let (gemm, packed_values) = (visit(&mut gemm, &snapshot), visit(&mut packed, &snapshot));
+    assert_eq!(gemm.len(), packed_values.len());
+    for ((what, a), (_, b)) in gemm.iter().zip(&packed_values) {
+        assert_same(&format!("{} {what}", config.name), a, b);
+    }
+    // The packed session did drop its matrices: a pass around the packed copy fails loudly.
+    let model = packed.intact_model();
+    assert!(PackedWeights::dropped(model));
+    let values: Vec<i64> = vec![2, 5, 1];
+    let src = Tensor::<2, Int>::from_data(TensorData::new(values, [1, 3]), &Device::flex());
+    let unpacked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        model.encode(src, None);
+    }));
+    assert!(
+        unpacked.is_err(),
+        "an unpacked pass ran on dropped matrices"
+    );
+}
+
+#[test]
+fn a_session_without_its_unpacked_matrices_gives_gemm_s_numbers_post_norm_with_biases() {
+    compare(&common::tiny_model_with(false, 5, |config| {
+        config.attention_bias = true;
+        config.d_ff = 37;
+    }));
+}
+
+#[test]
+fn a_session_without_its_unpacked_matrices_gives_gemm_s_numbers_pre_norm_tied() {
+    compare(&common::tiny_model_with(true, 3, |config| {
+        config.tie_output = true;
+    }));
+}
