@@ -88,7 +88,8 @@ export class Session {
     config(): any;
     /**
      * Load a model on the CPU from weights streamed into this module ([`WeightsFile`]), so
-     * that they are never held in JS as well; the file stays for later sessions.
+     * that they are never held in JS as well. Nothing here reads the file afterwards: the
+     * worker frees it (or moves it out with `take`) once the session is made.
      */
     static createCpu(config: Uint8Array | number[], weights: WeightsFile, src_tokenizer: Uint8Array | number[], tgt_tokenizer: Uint8Array | number[]): Session;
     /**
@@ -190,10 +191,6 @@ export class WeightsFile {
     free(): void;
     [Symbol.dispose](): void;
     /**
-     * A copy of the bytes, for another module (the WebGPU build) or a snapshot replay.
-     */
-    bytes(): Uint8Array;
-    /**
      * The file made of one buffer that is already whole (a shipped model's cached file).
      */
     static fromBytes(bytes: Uint8Array | number[]): WeightsFile;
@@ -206,6 +203,12 @@ export class WeightsFile {
      * Append the next chunk; more than the announced size is refused.
      */
     push(chunk: Uint8Array | number[]): void;
+    /**
+     * The bytes, moved out of the module (it keeps none): once the CPU session is made from
+     * them, a file that JS cannot read again (an imported Hugging Face folder's) goes to JS,
+     * for a snapshot replay or a WebGPU session, so that the module's memory holds no copy.
+     */
+    take(): Uint8Array;
     /**
      * The bytes read so far.
      */
@@ -356,14 +359,14 @@ export interface InitOutput {
     readonly session_translate: (a: number, b: number, c: number) => any;
     readonly session_twin: (a: number) => number;
     readonly start: () => void;
-    readonly weightsfile_bytes: (a: number) => [number, number];
     readonly weightsfile_fromBytes: (a: number, b: number) => number;
     readonly weightsfile_length: (a: number) => number;
     readonly weightsfile_new: (a: number) => [number, number, number];
     readonly weightsfile_push: (a: number, b: number, c: number) => [number, number];
+    readonly weightsfile_take: (a: number) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__h0531fd743f4bc429: (a: number, b: number, c: any) => [number, number];
-    readonly wasm_bindgen__convert__closures_____invoke__h551a3379030231c4: (a: number, b: number, c: any) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__h8c223939539c9d7c: (a: number, b: number, c: any, d: any) => void;
+    readonly wasm_bindgen__convert__closures_____invoke__he75f384a307fd4cb: (a: number, b: number, c: any) => [number, number];
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;
