@@ -165,25 +165,30 @@ fn a_loss_that_becomes_nan_stops_the_run_and_keeps_the_last_good_weights() {
         Err(TrainError::Diverged(divergence)) => divergence,
         other => panic!("expected a divergence, got {other:?}"),
     };
-    assert_eq!((divergence.step, divergence.kept_step), (11, 9));
+    // Where the loss first becomes NaN depends on the CPU's float kernels (step 11 with gemm's
+    // AVX2 ones, 41 with its AVX-512 ones): what is fixed is that step `d`'s loss is the first
+    // that is not finite, and the weights kept are those step `d − 1` measured, i.e. after
+    // `d − 2` steps.
+    let (step, kept) = (divergence.step, divergence.kept_step);
+    assert!(step < 50 && kept + 2 == step, "{step}, {kept}");
     assert!(!divergence.loss.is_finite());
-    assert_eq!(trainer.steps(), 9);
-    assert_eq!(trainer.history().len(), 10);
+    assert_eq!(trainer.steps(), kept);
+    assert_eq!(trainer.history().len(), step - 1);
     assert!(trainer.history().iter().all(|s| s.loss.is_finite()));
     // Stopped: every later step is refused the same way.
     assert!(matches!(
         block_on(trainer.step(1)),
-        Err(TrainError::Diverged(d)) if (d.step, d.kept_step) == (11, 9)
+        Err(TrainError::Diverged(d)) if (d.step, d.kept_step) == (step, kept)
     ));
     let message = TrainError::Diverged(divergence).to_string();
     assert!(
-        message.contains("step 11") && message.contains("step 9"),
+        message.contains(&format!("step {step}")) && message.contains(&format!("step {kept}")),
         "{message}"
     );
-    // The kept weights are those of a run stopped after 9 steps.
-    let (nine, _) = train(&config, 9);
+    // The kept weights are those of a run stopped after `kept` steps.
+    let (stopped, _) = train(&config, kept);
     let weights = |t: &Trainer| block_on(t.model_folder()).unwrap().weights;
-    assert_eq!(weights(&trainer), weights(&nine));
+    assert_eq!(weights(&trainer), weights(&stopped));
     assert!(block_on(trainer.evaluate())
         .unwrap()
         .heldout_loss
