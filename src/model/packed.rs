@@ -76,13 +76,7 @@ impl PackedLinear {
     /// whole tiles at a time.
     pub async fn from_linear(linear: &Linear) -> Result<Self> {
         let [d_in, d_out] = linear.weight.val().dims();
-        let bias = match &linear.bias {
-            Some(bias) => Some(read(bias.val()).await?),
-            None => None,
-        };
-        check_shape(d_in, d_out, bias.as_deref())?;
-        let mut packed = vec![0.0; d_out.div_ceil(TILE) * d_in * TILE];
-        let band = (BAND / (d_in * TILE)).max(1) * TILE; // outputs per read
+        let (bias, mut packed, band) = start_packing(d_in, d_out, linear.bias.as_ref()).await?;
         for start in (0..d_out).step_by(band) {
             let width = band.min(d_out - start);
             let weight = read(linear.weight.val().narrow(1, start, width)).await?; // [d_in, width]
@@ -96,22 +90,11 @@ impl PackedLinear {
     /// copy of it is made.
     pub async fn from_rows(rows: &Tensor<2>, bias: Option<&Param<Tensor<1>>>) -> Result<Self> {
         let [d_out, d_in] = rows.dims();
-        let bias = match bias {
-            Some(bias) => Some(read(bias.val()).await?),
-            None => None,
-        };
-        check_shape(d_in, d_out, bias.as_deref())?;
-        let mut packed = vec![0.0; d_out.div_ceil(TILE) * d_in * TILE];
-        let band = (BAND / (d_in * TILE)).max(1) * TILE; // outputs per read
+        let (bias, mut packed, band) = start_packing(d_in, d_out, bias).await?;
         for start in (0..d_out).step_by(band) {
             let width = band.min(d_out - start);
             let values = read(rows.clone().narrow(0, start, width)).await?; // [width, d_in]
-            for (k, row) in values.chunks_exact(d_in).enumerate() {
-                let (tile, lane) = ((start + k) / TILE, (start + k) % TILE);
-                for (i, &w) in row.iter().enumerate() {
-                    packed[(tile * d_in + i) * TILE + lane] = w;
-                }
-            }
+            pack_rows(&mut packed, &values, d_in, start);
         }
         Ok(Self::from_parts(packed, bias, d_in, d_out))
     }
@@ -160,6 +143,34 @@ fn check_shape(d_in: usize, d_out: usize, bias: Option<&[f32]>) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// What packing `d_in → d_out` starts with: the bias's values (checked against the shape), the
+/// zeroed tiles, and how many outputs one read takes (whole tiles, at most [`BAND`] values).
+async fn start_packing(
+    d_in: usize,
+    d_out: usize,
+    bias: Option<&Param<Tensor<1>>>,
+) -> Result<(Option<Vec<f32>>, Vec<f32>, usize)> {
+    let bias = match bias {
+        Some(bias) => Some(read(bias.val()).await?),
+        None => None,
+    };
+    check_shape(d_in, d_out, bias.as_deref())?;
+    let packed = vec![0.0; d_out.div_ceil(TILE) * d_in * TILE];
+    let band = (BAND / (d_in * TILE)).max(1) * TILE;
+    Ok((bias, packed, band))
+}
+
+/// Pack the outputs `start ..` given as rows (`rows`: `[width, d_in]`, one output a row, as a
+/// tied model's embedding holds them) into their tiles; `start` is a multiple of [`TILE`].
+fn pack_rows(packed: &mut [f32], rows: &[f32], d_in: usize, start: usize) {
+    for (k, row) in rows.chunks_exact(d_in).enumerate() {
+        let (tile, lane) = ((start + k) / TILE, (start + k) % TILE);
+        for (i, &w) in row.iter().enumerate() {
+            packed[(tile * d_in + i) * TILE + lane] = w;
+        }
+    }
 }
 
 /// Pack the outputs `start .. start + width` (`weight`: `[d_in, width]`, row-major) into their
