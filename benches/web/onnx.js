@@ -93,9 +93,7 @@ export async function onnxCached(o) {
   const warm = (srcIds) => greedy(ids(srcIds));
   const row = async (ref) => {
     const src = ids(ref.srcIds);
-    const cold = now();
-    checkTokens(o.name, ref, await greedy(src));
-    const coldMs = now() - cold;
+    const coldMs = await coldGreedy(o.name, ref, () => greedy(src));
     const cross = await encode(src);
     const steps = async () => {
       let cache = emptyCache();
@@ -116,6 +114,13 @@ export async function onnxCached(o) {
   return { row, warm };
 }
 
+/** The first greedy translation of `ref`, checked against attnscope's tokens: its time in ms. */
+async function coldGreedy(name, ref, greedy) {
+  const cold = now();
+  checkTokens(name, ref, await greedy());
+  return now() - cold;
+}
+
 /** onnxruntime-web without a cache (the reference): decoder.onnx re-runs the prefix each step. */
 export async function onnxUncached(o) {
   const { config, runs } = o;
@@ -128,9 +133,7 @@ export async function onnxUncached(o) {
   const warm = (srcIds) => greedy(ids(srcIds));
   const row = async (ref) => {
     const src = ids(ref.srcIds);
-    const cold = now();
-    checkTokens(o.name, ref, await greedy(src));
-    const coldMs = now() - cold;
+    const coldMs = await coldGreedy(o.name, ref, () => greedy(src));
     const memory = await encode(src);
     const prefix = ids(ref.tgtIds.slice(0, ref.out));
     const stages = {
