@@ -17,7 +17,7 @@ pub mod masks;
 pub mod packed;
 pub mod positional;
 mod presets;
-mod softmax;
+pub mod softmax;
 mod sublayers;
 mod validate;
 
@@ -294,8 +294,9 @@ impl Transformer {
     }
 
     /// The encoder up to and including `layer`, that layer's raw scores kept: what one encoder
-    /// head's stages need. The layers above it and the final norm are skipped, so this costs
-    /// `layer + 1` layers, not the whole stack. `None` when the encoder has no such layer.
+    /// head's stages need. The layers above it, its own feed-forward and the final norm are
+    /// skipped, so this costs `layer` layers and one attention, not the whole stack. `None` when
+    /// the encoder has no such layer.
     ///
     /// # Shapes
     /// `src: [batch, src_len]` → weights and raw scores `[batch, heads, src_len, src_len]`.
@@ -305,12 +306,10 @@ impl Transformer {
         layer: usize,
         packed: Option<&PackedWeights>,
     ) -> Option<AttentionOutput> {
-        let probe = Probe {
-            kind: AttentionKind::EncoderSelf,
-            layer,
-        };
-        let (_, attention, _) = self.run_encoder(src, Some(probe), layer + 1, packed);
-        last_of(attention, layer + 1)
+        let (x, _, padding_mask) = self.run_encoder(src, None, layer, packed);
+        let packed = packed.and_then(|p| p.encoder.get(layer));
+        let probed = self.encoder_layers.get(layer)?;
+        Some(probed.attend(x, Some(padding_mask), true, packed))
     }
 }
 

@@ -45,7 +45,7 @@ pub fn row_in_place(row: &mut [f32]) {
 /// e^x for x ≤ 0 (after subtracting the row's max), within ~2 ulp; 0 below −87.3 (where e^x
 /// leaves f32's normal range). Cephes' `expf`: x = n·ln 2 + r, e^r by a degree-6 polynomial,
 /// 2^n by the exponent bits; no branch, so a loop over it vectorises.
-fn exp(x: f32) -> f32 {
+pub fn exp(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
     let clamped = x.clamp(-88.0, 88.0);

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::model::softmax;
 
 /// How the next token is chosen.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,15 +73,17 @@ impl Rng {
     }
 }
 
-/// softmax over `logits`, computed in f64.
+/// softmax over `logits`: the exponentials in f32 by the vectorised exp of the attention
+/// softmax (within 2.5e-7 relative of std's), their sum and the division in f64. libm's scalar
+/// f64 `exp` over a 4,000-token vocabulary was ~6 % of a translation on wasm.
 pub fn probabilities(logits: &[f32], temperature: f32) -> Vec<f32> {
     let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let exps: Vec<f64> = logits
+    let exps: Vec<f32> = logits
         .iter()
-        .map(|&l| (((l - max) / temperature) as f64).exp())
+        .map(|&l| softmax::exp((l - max) / temperature))
         .collect();
-    let sum: f64 = exps.iter().sum();
-    exps.iter().map(|e| (e / sum) as f32).collect()
+    let sum: f64 = exps.iter().map(|&e| e as f64).sum();
+    exps.iter().map(|&e| (e as f64 / sum) as f32).collect()
 }
 
 /// log softmax over `logits`, computed in f64.
