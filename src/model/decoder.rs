@@ -13,8 +13,8 @@ impl Transformer {
     /// The decoder over a whole target prefix (causal mask), up to and including `probe.layer`,
     /// with that layer's raw scores of `probe.kind` kept, reading the cross-attention keys and
     /// values already projected (`cross`, one per layer). The same numbers as [`Self::decode`]'s
-    /// for that layer, without the layers above it, the final norm and the vocabulary
-    /// projection. `None` when the decoder has no such layer.
+    /// for that layer, without its feed-forward, the layers above it, the final norm and the
+    /// vocabulary projection. `None` when the decoder has no such layer.
     ///
     /// # Shapes
     /// `tgt: [batch, tgt_len]`, `padding_mask: [batch, 1, 1, src_len]`.
@@ -27,7 +27,10 @@ impl Transformer {
         packed: Option<&PackedWeights>,
     ) -> Option<DecoderLayerAttention> {
         let layers = probe.layer + 1;
-        let input = DecoderRun::prefix(cross, padding_mask, Some(probe), packed);
+        let input = DecoderRun {
+            through: true,
+            ..DecoderRun::prefix(cross, padding_mask, Some(probe), packed)
+        };
         let (_, attention) = self.run_prefix(tgt, input, layers);
         last_of(attention, layers)
     }
@@ -144,6 +147,7 @@ impl Transformer {
             cache: Some(cache),
             probe: None,
             packed,
+            through: false,
         };
         let (x, attention) = self.run_decoder(x, input, self.decoder_layers.len());
         self.decoder_output(x, attention, packed.map(|r| &r.projection))
@@ -172,7 +176,8 @@ impl Transformer {
                 .cross_mask(run.padding_mask.clone())
                 .cache(slot)
                 .keep_scores(keep_scores)
-                .packed(run.packed.and_then(|r| r.decoder.get(index)));
+                .packed(run.packed.and_then(|r| r.decoder.get(index)))
+                .attention_only(run.through && index + 1 == layers);
             let (next, layer_attention) = layer.forward(input);
             x = next;
             attention.push(layer_attention);
@@ -217,6 +222,8 @@ struct DecoderRun<'a> {
     probe: Option<Probe>,
     /// Packed copies of the weights (the CPU).
     packed: Option<&'a PackedWeights>,
+    /// Only the last layer's attention is wanted (`decode_through`): its feed-forward is skipped.
+    through: bool,
 }
 
 impl<'a> DecoderRun<'a> {
@@ -233,6 +240,7 @@ impl<'a> DecoderRun<'a> {
             cache: None,
             probe,
             packed,
+            through: false,
         }
     }
 }

@@ -61,19 +61,32 @@ impl EncoderLayer {
         keep_raw_scores: bool,
         packed: Option<&PackedEncoderLayer>,
     ) -> (Tensor<3>, AttentionOutput) {
-        let input = self.residual_1.input(x.clone());
-        let attention = self.self_attn.forward(
-            AttentionInput::self_attn(input)
-                .mask(padding_mask)
-                .keep_scores(keep_raw_scores)
-                .packed(packed.map(|p| &p.self_attn)),
-        );
+        let attention = self.attend(x.clone(), padding_mask, keep_raw_scores, packed);
         let x = self.residual_1.output(x, attention.context.clone());
         let ffn = self
             .ffn
             .forward_with(self.residual_2.input(x.clone()), packed.map(|p| &p.ffn));
         let x = self.residual_2.output(x, ffn);
         (x, attention)
+    }
+}
+
+impl EncoderLayer {
+    /// The layer's self-attention alone (its norm first in a pre-norm model), without the
+    /// residual and the feed-forward after it: all that a probe of this layer reads.
+    pub fn attend(
+        &self,
+        x: Tensor<3>,
+        padding_mask: Option<Tensor<4, Bool>>,
+        keep_raw_scores: bool,
+        packed: Option<&PackedEncoderLayer>,
+    ) -> AttentionOutput {
+        self.self_attn.forward(
+            AttentionInput::self_attn(self.residual_1.input(x))
+                .mask(padding_mask)
+                .keep_scores(keep_raw_scores)
+                .packed(packed.map(|p| &p.self_attn)),
+        )
     }
 }
 
@@ -122,6 +135,7 @@ pub struct DecoderInput<'a> {
     cache: Option<&'a mut Option<KeyValue>>,
     keep_scores: Option<AttentionKind>,
     packed: Option<&'a PackedDecoderLayer>,
+    attention_only: bool,
 }
 
 impl<'a> DecoderInput<'a> {
@@ -134,6 +148,7 @@ impl<'a> DecoderInput<'a> {
             cache: None,
             keep_scores: None,
             packed: None,
+            attention_only: false,
         }
     }
 
@@ -158,6 +173,13 @@ impl<'a> DecoderInput<'a> {
     /// Keep the raw scores QKᵀ of this kind of attention (for the head-stages view).
     pub fn keep_scores(mut self, kind: Option<AttentionKind>) -> Self {
         self.keep_scores = kind;
+        self
+    }
+
+    /// Only the attention is wanted (a probe's last layer): the feed-forward is skipped and the
+    /// output is the layer's state after the cross-attention.
+    pub fn attention_only(mut self, attention_only: bool) -> Self {
+        self.attention_only = attention_only;
         self
     }
 }
@@ -193,6 +215,7 @@ impl DecoderLayer {
             cache,
             keep_scores,
             packed,
+            attention_only,
         } = input;
         let input = self.residual_1.input(x.clone());
         let self_attention = self.self_attn.forward(
@@ -211,18 +234,18 @@ impl DecoderLayer {
                 .packed(packed.map(|p| &p.cross_attn)),
         );
         let x = self.residual_2.output(x, cross_attention.context.clone());
+        let attention = DecoderLayerAttention {
+            self_attention,
+            cross_attention,
+        };
+        if attention_only {
+            return (x, attention);
+        }
 
         let ffn_packed = packed.map(|p| &p.ffn);
         let ffn = self
             .ffn
             .forward_with(self.residual_3.input(x.clone()), ffn_packed);
-        let x = self.residual_3.output(x, ffn);
-        (
-            x,
-            DecoderLayerAttention {
-                self_attention,
-                cross_attention,
-            },
-        )
+        (self.residual_3.output(x, ffn), attention)
     }
 }
