@@ -30,15 +30,16 @@
 // full_redecode are skipped in that mode.
 //
 // The race: attnscope CPU and onnxruntime-web take turns sentence by sentence (every stage of one
-// length on attnscope, then on each onnxruntime-web engine, then the next length), so the two
-// figures a ratio divides are measured seconds apart. encode and greedy time batches of calls
-// where one call is short (measure.js).
+// length on attnscope, then on each onnxruntime-web engine, then the next length). The two stages
+// a ratio divides, encode and greedy, are then timed with the engines taking turns sample by
+// sample (measure.js's measureTurns), each sample a batch of calls where one call is short: the
+// host's noise comes in spells that lasted a whole stage of one engine (1.5× in one load of five).
 //
 // Other parameters: dir (where the model's four files are; /models/MODEL), onnx (its export;
 // /bench-out/MODEL), lengths (the source lengths timed; all that fit), gpuLengths (those the
 // WebGPU module runs; all), gpuWarmup (3), warmupPasses (10).
 import initCpu, { Session as CpuSession, modelFileNames } from '/pkg/cpu/attnscope.js';
-import { measure, measureCalls, now, single, timed, WARMUP } from './measure.js';
+import { measure, measureCalls, measureTurns, now, single, timed, WARMUP } from './measure.js';
 import { onnxCached, onnxUncached, ortVersion, setUpOrt } from './onnx.js';
 import { benchSentences } from './sentences.js';
 
@@ -91,19 +92,16 @@ const openSession = (Session, backend, files) =>
 
 /** attnscope on one sentence through the page's calls: every stage. With OUT_TOKENS, the capped
  * stages instead, given `reference` (another engine's row of the sentence) if any. */
-async function attnscopeRow(session, config, { n, text }, runs, { warmup = WARMUP, reference = null } = {}) {
-  if (OUT_TOKENS) return capped(session, config, { n, text }, reference, runs, warmup);
+async function attnscopeRow(session, config, { n, text }, runs, { warmup = WARMUP, reference = null, raced = false } = {}) {
+  if (OUT_TOKENS) return capped(session, config, { n, text }, reference, runs, { warmup, raced });
   const backend = session.backend();
   const cold = now();
   const { trace } = await session.translate(text);
   const coldMs = now() - cold;
   if (trace.srcIds.length !== n) throw new Error(`${backend}: the ${n}-token sentence has ${trace.srcIds.length} source tokens`);
   const k = trace.steps.length;
-  const stages = {
-    greedy_cold: single(coldMs),
-    encode: await measureCalls(() => session.start(text), runs, warmup),
-    greedy: await measureCalls(() => session.translate(text), runs, warmup),
-  };
+  const calls = { encode: () => session.start(text), greedy: () => session.translate(text) };
+  const stages = { greedy_cold: single(coldMs), ...(await unraced(calls, raced, runs, warmup)) };
   // Now at the end of the translation: K steps from <s>, less the answer runToEnd ends with.
   stages.cached_step = await measure(
     async () => {
@@ -136,7 +134,13 @@ async function attnscopeRow(session, config, { n, text }, runs, { warmup = WARMU
     runs,
     warmup,
   );
-  return { n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: Array.from(trace.tgtIds), stages };
+  return { n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: Array.from(trace.tgtIds), stages, calls };
+}
+
+/** The stages in `calls`, each timed on its own; none where the race times them (`raced`). */
+async function unraced(calls, raced, runs, warmup) {
+  if (raced) return {};
+  return { encode: await measureCalls(calls.encode, runs, warmup), greedy: await measureCalls(calls.greedy, runs, warmup) };
 }
 
 /** attnscope on every sentence of `inputs` on one backend (the WebGPU module, after the race). */
@@ -160,7 +164,7 @@ function chosenIds(trace, config) {
  * each step answers); then timed as K forced cached steps, checked once against the model's
  * own choice at every step.
  */
-async function capped(session, config, { n, text }, reference, runs, warmup) {
+async function capped(session, config, { n, text }, reference, runs, { warmup, raced }) {
   const backend = session.backend();
   let ids = reference?.tgtIds.slice(1);
   if (!ids) {
@@ -175,16 +179,15 @@ async function capped(session, config, { n, text }, reference, runs, warmup) {
   if (chosen.join() !== ids.join())
     throw new Error(`${backend}: the model's own choices differ from the greedy tokens at n=${n}: ${chosen} vs ${ids}`);
   const k = ids.length;
+  const calls = {
+    encode: () => session.start(text),
+    greedy: async () => {
+      await session.start(text);
+      await session.forceIds(given, false);
+    },
+  };
   const stages = {
-    encode: await measureCalls(() => session.start(text), runs, warmup),
-    greedy: await measureCalls(
-      async () => {
-        await session.start(text);
-        await session.forceIds(given, false);
-      },
-      runs,
-      warmup,
-    ),
+    ...(await unraced(calls, raced, runs, warmup)),
     cached_step: await measure(
       async () => {
         await session.reset();
@@ -198,7 +201,7 @@ async function capped(session, config, { n, text }, reference, runs, warmup) {
       warmup,
     ),
   };
-  return { n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: [config.bos_id, ...ids], stages };
+  return { n, out: k, srcIds: Array.from(trace.srcIds), tgtIds: [config.bos_id, ...ids], stages, calls };
 }
 
 /**
@@ -237,13 +240,34 @@ async function race(files, config, inputs) {
   for (const [name] of onnx) engines[name] = [];
   await warmUp(session, onnx, inputs);
   for (const input of inputs) {
-    const row = await attnscopeRow(session, config, input, RUNS);
+    const row = await attnscopeRow(session, config, input, RUNS, { raced: true });
     engines[NAMES.cpu].push(row);
-    for (const [name, engine] of onnx) engines[name].push(await engine.row(row));
+    const takers = [[row, row.calls]];
+    for (const [name, engine] of onnx) {
+      const other = await engine.row(row);
+      engines[name].push(other);
+      takers.push([other, engine.calls(row)]);
+    }
+    await takeTurns(takers);
     log(`${input.n} tokens: ${Object.keys(engines).join(', ')} done`);
   }
   session.free();
   return engines;
+}
+
+/** The stages a ratio divides (encode, greedy), the engines taking turns sample by sample
+ * (measure.js): `takers` are [row, calls] pairs, and each row gets the stages its calls have. */
+async function takeTurns(takers) {
+  for (const stage of ['encode', 'greedy']) {
+    const these = takers.filter(([, calls]) => calls[stage]);
+    const results = await measureTurns(
+      these.map(([, calls]) => calls[stage]),
+      RUNS,
+    );
+    these.forEach(([row], k) => {
+      row.stages[stage] = results[k];
+    });
+  }
 }
 
 async function main() {
@@ -291,6 +315,7 @@ async function main() {
     for (const r of rows) {
       delete r.tgtIds;
       delete r.srcIds;
+      delete r.calls;
     }
   }
   window.__bench = results;

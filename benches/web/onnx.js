@@ -3,9 +3,11 @@
 // once per page load and then measures one sentence at a time (`row(reference)`), so the bench
 // can race it against attnscope length by length. `reference` is attnscope's row of the same
 // sentence: its source and target ids, which every engine must reproduce. `warm(srcIds)` decodes
-// a sentence untimed (the bench's warm-up pass).
+// a sentence untimed (the bench's warm-up pass). The stages a ratio divides (encode, greedy) are
+// not in `row`: `calls(reference)` gives them as functions, and bench.js times them taking turns
+// with attnscope's (measure.js's measureTurns).
 import * as ort from '/vendor/ort/ort.wasm.min.mjs';
-import { measure, measureCalls, now, single, timed } from './measure.js';
+import { measure, now, single, timed } from './measure.js';
 
 export const ortVersion = () => ort.env.versions?.web;
 
@@ -105,13 +107,15 @@ export async function onnxCached(o) {
     };
     const stages = {
       greedy_cold: single(coldMs),
-      encode: await measureCalls(() => enc.run({ src_ids: src }), runs),
       cached_step: await measure(async () => (await timed(steps)()) / ref.out, runs),
-      greedy: await measureCalls(() => greedy(src), runs),
     };
     return { n: ref.n, out: ref.out, stages };
   };
-  return { row, warm };
+  const calls = (ref) => {
+    const src = ids(ref.srcIds);
+    return { encode: () => enc.run({ src_ids: src }), greedy: () => greedy(src) };
+  };
+  return { row, warm, calls };
 }
 
 /** The first greedy translation of `ref`, checked against attnscope's tokens: its time in ms. */
@@ -138,7 +142,6 @@ export async function onnxUncached(o) {
     const prefix = ids(ref.tgtIds.slice(0, ref.out));
     const stages = {
       greedy_cold: single(coldMs),
-      encode: await measureCalls(() => enc.run({ src_ids: src }), runs),
       full_redecode: await measure(
         timed(() => dec.run({ tgt_ids: prefix, memory })),
         runs,
@@ -150,5 +153,9 @@ export async function onnxUncached(o) {
     };
     return { n: ref.n, out: ref.out, stages };
   };
-  return { row, warm };
+  const calls = (ref) => {
+    const src = ids(ref.srcIds);
+    return { encode: () => enc.run({ src_ids: src }) };
+  };
+  return { row, warm, calls };
 }
