@@ -10,6 +10,8 @@ use serde::Serialize;
 
 use super::config::ModelConfig;
 use super::dropout;
+use super::host_attention::HostAttention;
+pub use super::key_value::KeyValue;
 use super::masks::Mask;
 use super::packed::{project, PackedAttention};
 
@@ -44,43 +46,6 @@ pub struct Probe {
     pub kind: AttentionKind,
     /// The layer within its stack.
     pub layer: usize,
-}
-
-/// Keys and values of one attention block, already split into heads.
-#[derive(Clone, Debug)]
-pub struct KeyValue {
-    /// `[batch, heads, k_len, d_k]`
-    pub keys: Tensor<4>,
-    /// `[batch, heads, k_len, d_k]`
-    pub values: Tensor<4>,
-}
-
-impl KeyValue {
-    /// Append `other` along the key axis (a new decoding step).
-    pub fn append(self, other: KeyValue) -> KeyValue {
-        KeyValue {
-            keys: Tensor::cat(vec![self.keys, other.keys], 2),
-            values: Tensor::cat(vec![self.values, other.values], 2),
-        }
-    }
-
-    /// Keep the first `len` keys (undo decoding steps).
-    pub fn truncate(self, len: usize) -> KeyValue {
-        KeyValue {
-            keys: self.keys.narrow(2, 0, len),
-            values: self.values.narrow(2, 0, len),
-        }
-    }
-
-    /// Number of keys held.
-    pub fn len(&self) -> usize {
-        self.keys.dims()[2]
-    }
-
-    /// Whether no key is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// What one attention call produces.
@@ -323,7 +288,25 @@ impl MultiHeadAttention {
         keep_raw_scores: bool,
         packed: Option<&PackedAttention>,
     ) -> AttentionOutput {
-        let query = self.split_heads(project(&self.w_q, packed.map(|p| &p.w_q), query_input)); // [batch, heads, q_len, d_k]
+        let query = project(&self.w_q, packed.map(|p| &p.w_q), query_input); // [batch, q_len, d_model]
+                                                                             // Where the projections are packed (the CPU), the rest runs on the host too.
+        if let Some(packed) = packed {
+            let host = HostAttention {
+                heads: self.n_heads,
+                d_k: self.d_k,
+                scaled: self.scaled,
+                causal: self.causal,
+                mask_value: self.mask_value as f32,
+            };
+            if let Some(out) = host.attend(query.clone(), kv, mask.clone(), keep_raw_scores) {
+                return AttentionOutput {
+                    context: project(&self.w_o, Some(&packed.w_o), out.concatenated),
+                    weights: out.weights,
+                    raw_scores: out.raw,
+                };
+            }
+        }
+        let query = self.split_heads(query); // [batch, heads, q_len, d_k]
         let raw = query.matmul(kv.keys.clone().swap_dims(2, 3)); // [batch, heads, q_len, k_len]
         let mut scores = self.scale_scores(raw.clone());
         if let Some(mask) = mask {
@@ -334,7 +317,6 @@ impl MultiHeadAttention {
             let causal = Mask::causal_keys(q_len, k_len).to_tensor(&scores.device()); // [1, 1, q_len, k_len]
             scores = scores.mask_fill(causal, self.mask_value);
         }
-        // Where the projections are packed (the CPU), the softmax runs on the host too.
         let weights = match packed {
             Some(_) => super::softmax::last_axis(scores),
             None => softmax(scores, 3),

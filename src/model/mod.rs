@@ -12,6 +12,8 @@ pub mod config;
 mod decoder;
 pub mod dropout;
 pub mod generation;
+mod host_attention;
+mod key_value;
 mod layers;
 pub mod masks;
 pub mod packed;

@@ -235,6 +235,7 @@ pub fn project_tied(
 }
 
 mod kernel;
+pub(crate) use kernel::{times, times_transposed};
 mod weights;
 
 pub use weights::{packs, PackedAttention, PackedDecoderLayer, PackedEncoderLayer, PackedWeights};

@@ -31,6 +31,42 @@ pub(super) fn apply(packed: &[f32], d_in: usize, d_out: usize, x: &[f32], out: &
     }
 }
 
+/// `out = x · mᵀ` for `x` (`rows × d_in`) and `m` given as its `d_out` rows of `d_in` (attention's
+/// QKᵀ on the host: `m` is K), `m` packed on the spot into `scratch`.
+pub(crate) fn times_transposed(
+    x: &[f32],
+    m: &[f32],
+    d_in: usize,
+    out: &mut [f32],
+    scratch: &mut Vec<f32>,
+) {
+    let d_out = m.len() / d_in.max(1);
+    zeroed(scratch, d_in, d_out);
+    super::pack_rows(scratch, m, d_in, 0);
+    apply(scratch, d_in, d_out, x, out);
+}
+
+/// `out = x · m` for `x` (`rows × d_in`) and a row-major `m` (`d_in × d_out`; attention's
+/// weights·V on the host: `m` is V), packed on the spot into `scratch`.
+pub(crate) fn times(
+    x: &[f32],
+    m: &[f32],
+    d_in: usize,
+    d_out: usize,
+    out: &mut [f32],
+    scratch: &mut Vec<f32>,
+) {
+    zeroed(scratch, d_in, d_out);
+    super::pack_band(scratch, m, d_in, 0, d_out);
+    apply(scratch, d_in, d_out, x, out);
+}
+
+/// `scratch` as the zeroed tiles of a `d_in → d_out` product.
+fn zeroed(scratch: &mut Vec<f32>, d_in: usize, d_out: usize) {
+    scratch.clear();
+    scratch.resize(d_out.div_ceil(TILE) * d_in * TILE, 0.0);
+}
+
 /// `Σ_i x[i] · rows[i]`: one tile's `TILE` outputs for one row.
 pub(super) fn tile_product(x: &[f32], rows: &[[f32; TILE]]) -> [f32; TILE] {
     let mut sums = [0.0f32; TILE];

@@ -1,0 +1,219 @@
+//! Attention on the host, for the CPU path whose projections are already packed
+//! (`model::packed`) and whose tensors live in memory: softmax(mask(QKᵀ/√d_k))·V in plain loops
+//! over one head at a time, the heads' outputs written side by side (no split and no swap back).
+//! On a small model burn's chain (two matmuls of a few rows, a scale, two mask fills, the softmax's
+//! round trip, a swap and a reshape) cost more in dispatch and copies than in arithmetic.
+//!
+//! The same numbers as the tensor path within float rounding: the weights go through the same
+//! host softmax; a raw score sums its `d_k` products in order, as a matmul need not.
+
+use burn::tensor::{Bool, Tensor, TensorData};
+
+use super::key_value::KeyValue;
+use super::packed::{times, times_transposed};
+use super::softmax::row_in_place;
+
+/// What one attention block's host pass needs besides its tensors.
+#[derive(Clone, Copy, Debug)]
+pub struct HostAttention {
+    /// Heads, and the width of each.
+    pub heads: usize,
+    pub d_k: usize,
+    /// QKᵀ is divided by √d_k (the model's `scaled_attention`).
+    pub scaled: bool,
+    /// Later keys are hidden (decoder self-attention over more than one query).
+    pub causal: bool,
+    /// The score a hidden key gets.
+    pub mask_value: f32,
+}
+
+/// What [`HostAttention::attend`] answers: the heads side by side `[batch, q_len, d_model]`, the
+/// weights `[batch, heads, q_len, k_len]`, and the raw scores QKᵀ when asked for.
+pub struct HostOutput {
+    pub concatenated: Tensor<3>,
+    pub weights: Tensor<4>,
+    pub raw: Option<Tensor<4>>,
+}
+
+/// A tensor's values on the host; `None` where it cannot be read at once (not a CPU tensor).
+fn host(tensor: Tensor<4>) -> Option<Vec<f32>> {
+    tensor.try_into_data().ok()?.try_into_vec::<f32>().ok()
+}
+
+impl HostAttention {
+    /// A row's scores before the masks: QKᵀ, divided by √d_k in a scaled model.
+    fn scores(&self, row: &mut [f32], raw: &[f32], divisor: f32) {
+        if self.scaled {
+            row.iter_mut().zip(raw).for_each(|(w, &r)| *w = r / divisor);
+        } else {
+            row.copy_from_slice(raw);
+        }
+    }
+
+    /// softmax(mask(QKᵀ/√d_k))·V for `query` `[batch, q_len, d_model]` (projected) against
+    /// `kv`'s keys and values; `None` for a single query or where a tensor cannot be read on the
+    /// host (the caller then takes burn's path).
+    pub fn attend(
+        &self,
+        query: Tensor<3>,
+        kv: &KeyValue,
+        mask: Option<Tensor<4, Bool>>,
+        keep_raw: bool,
+    ) -> Option<HostOutput> {
+        let device = query.device();
+        let [batch, q_len, d_model] = query.dims();
+        let [_, heads, k_len, d_k] = kv.keys.dims();
+        // One query (a cached decoding step): burn's chain reads the cache where it lies, where
+        // this pass would copy it out and pack it for one row (a zh-en step took 10 % longer).
+        if q_len < 2 || heads != self.heads || d_k != self.d_k || heads * d_k != d_model {
+            return None;
+        }
+        let q = query.try_into_data().ok()?.try_into_vec::<f32>().ok()?;
+        let (k, v) = (host(kv.keys.clone())?, host(kv.values.clone())?);
+        let hidden = match mask {
+            Some(mask) => Some(HiddenKeys::read(mask)?),
+            None => None,
+        };
+        if hidden.as_ref().is_some_and(|m| m.dims[3] != k_len) {
+            return None; // a mask broadcast over the keys: burn's path
+        }
+        let mut raw = vec![0.0f32; batch * heads * q_len * k_len];
+        let mut weights = vec![0.0f32; raw.len()];
+        let mut context = vec![0.0f32; batch * q_len * d_model];
+        let offset = k_len.saturating_sub(q_len);
+        let divisor = (d_k as f32).sqrt();
+        let (mut q_head, mut out_head, mut scratch) = (vec![0.0f32; q_len * d_k], vec![], vec![]);
+        out_head.resize(q_len * d_k, 0.0);
+        for b in 0..batch {
+            for h in 0..heads {
+                let at = ((b * heads + h) * k_len) * d_k;
+                let (k_head, v_head) = (&k[at..at + k_len * d_k], &v[at..at + k_len * d_k]);
+                for (i, row) in q_head.chunks_exact_mut(d_k).enumerate() {
+                    row.copy_from_slice(&q[(b * q_len + i) * d_model + h * d_k..][..d_k]);
+                }
+                let head_at = (b * heads + h) * q_len * k_len;
+                let raw_head = &mut raw[head_at..head_at + q_len * k_len];
+                times_transposed(&q_head, k_head, d_k, raw_head, &mut scratch);
+                let w_head = &mut weights[head_at..head_at + q_len * k_len];
+                for (i, (row, raw_row)) in w_head
+                    .chunks_exact_mut(k_len)
+                    .zip(raw_head.chunks_exact(k_len))
+                    .enumerate()
+                {
+                    self.scores(row, raw_row, divisor);
+                    if let Some(hidden) = hidden.as_ref().and_then(|m| m.row(b, h, i)) {
+                        for (w, &hide) in row.iter_mut().zip(hidden) {
+                            *w = if hide { self.mask_value } else { *w };
+                        }
+                    }
+                    if self.causal && q_len > 1 {
+                        // Query i sits at offset + i and sees no later key.
+                        row[(offset + i + 1).min(k_len)..].fill(self.mask_value);
+                    }
+                    row_in_place(row);
+                }
+                times(w_head, v_head, k_len, d_k, &mut out_head, &mut scratch);
+                for (i, row) in out_head.chunks_exact(d_k).enumerate() {
+                    context[(b * q_len + i) * d_model + h * d_k..][..d_k].copy_from_slice(row);
+                }
+            }
+        }
+        let dims4 = [batch, heads, q_len, k_len];
+        Some(HostOutput {
+            concatenated: Tensor::from_data(
+                TensorData::new(context, [batch, q_len, d_model]),
+                &device,
+            ),
+            weights: Tensor::from_data(TensorData::new(weights, dims4), &device),
+            raw: keep_raw.then(|| Tensor::from_data(TensorData::new(raw, dims4), &device)),
+        })
+    }
+}
+
+/// A boolean mask `[batch | 1, heads | 1, q_len | 1, k_len]` read on the host, broadcast on its
+/// axes of 1.
+struct HiddenKeys {
+    dims: [usize; 4],
+    hidden: Vec<bool>,
+}
+
+impl HiddenKeys {
+    fn read(mask: Tensor<4, Bool>) -> Option<Self> {
+        let dims = mask.dims();
+        let hidden = mask.try_into_data().ok()?.try_into_vec::<bool>().ok()?;
+        Some(Self { dims, hidden })
+    }
+
+    /// The flags of query `i`'s keys (head `h`, sentence `b`).
+    fn row(&self, b: usize, h: usize, i: usize) -> Option<&[bool]> {
+        let [db, dh, dq, dk] = self.dims;
+        let pick = |index: usize, size: usize| if size == 1 { 0 } else { index };
+        let at = ((pick(b, db) * dh + pick(h, dh)) * dq + pick(i, dq)) * dk;
+        self.hidden.get(at..at + dk)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::masks::Mask;
+    use burn::tensor::activation::softmax;
+    use burn::tensor::{Device, Distribution};
+
+    fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+        t.into_data().try_to_vec::<f32>().unwrap_or_default()
+    }
+
+    /// Three queries at the end of a five-key prefix (a cache: the causal offset is 2), two heads,
+    /// the last key padding: the host pass against burn's tensor chain.
+    #[test]
+    fn the_host_pass_matches_burns_chain_with_padding_and_a_causal_offset() {
+        let device = Device::flex();
+        let (heads, d_k, q_len, k_len) = (2, 4, 3, 5);
+        let query = Tensor::<3>::random([1, q_len, heads * d_k], Distribution::Default, &device);
+        let kv = KeyValue {
+            keys: Tensor::random([1, heads, k_len, d_k], Distribution::Default, &device),
+            values: Tensor::random([1, heads, k_len, d_k], Distribution::Default, &device),
+        };
+        let padding = Mask::padding(&[5, 6, 7, 8, 0], 0).to_tensor(&device);
+        let host = HostAttention {
+            heads,
+            d_k,
+            scaled: true,
+            causal: true,
+            mask_value: -1.0e9,
+        };
+        let out = host
+            .attend(query.clone(), &kv, Some(padding.clone()), true)
+            .unwrap();
+
+        let split = query.reshape([1, q_len, heads, d_k]).swap_dims(1, 2);
+        let raw = split.matmul(kv.keys.clone().swap_dims(2, 3));
+        let causal = Mask::causal_keys(q_len, k_len).to_tensor(&device);
+        let scores = (raw.clone() / 2.0)
+            .mask_fill(padding, -1.0e9)
+            .mask_fill(causal, -1.0e9);
+        let weights = softmax(scores, 3);
+        let context = weights
+            .clone()
+            .matmul(kv.values.clone())
+            .swap_dims(1, 2)
+            .reshape([1, q_len, heads * d_k]);
+
+        let close = |what: &str, a: Vec<f32>, b: Vec<f32>| {
+            assert_eq!(a.len(), b.len(), "{what}");
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x - y).abs() < 1e-6, "{what}: {x} against {y}");
+            }
+        };
+        close("raw", values(out.raw.unwrap()), values(raw));
+        let host_weights = values(out.weights);
+        close("weights", host_weights.clone(), values(weights));
+        close("context", values(out.concatenated), values(context));
+        // Query 0 sits at position 2: keys 3 and 4 hidden (4 is also padding); query 2 sees 0-3.
+        let row = |h: usize, i: usize| host_weights[(h * q_len + i) * k_len..][..k_len].to_vec();
+        assert_eq!(row(1, 0)[3..], [0.0, 0.0]);
+        assert!(row(1, 2)[..4].iter().all(|&w| w > 0.0));
+        assert_eq!(row(1, 2)[4], 0.0);
+    }
+}
