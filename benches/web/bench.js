@@ -143,12 +143,16 @@ async function unraced(calls, raced, runs, warmup) {
   return { encode: await measureCalls(calls.encode, runs, warmup), greedy: await measureCalls(calls.greedy, runs, warmup) };
 }
 
-/** attnscope on every sentence of `inputs` on one backend (the WebGPU module, after the race). */
-async function attnscope(Session, backend, files, inputs, runs, options) {
+/** attnscope on every sentence of `inputs` on one backend (the WebGPU module, after the race);
+ * `references`: another engine's rows, one of which per sentence `capped` may take. */
+async function attnscope(Session, backend, files, inputs, runs, { references = [], ...options }) {
   const session = await openSession(Session, backend, files);
   const config = JSON.parse(new TextDecoder().decode(files.config));
   const rows = [];
-  for (const input of inputs) rows.push(await attnscopeRow(session, config, input, runs, options));
+  for (const input of inputs) {
+    const reference = references.find((r) => r.n === input.n) ?? null;
+    rows.push(await attnscopeRow(session, config, input, runs, { ...options, reference }));
+  }
   session.free();
   return rows;
 }
@@ -303,7 +307,7 @@ async function main() {
       ? { vendor: adapter.info?.vendor, architecture: adapter.info?.architecture, fallback: adapter.info?.isFallbackAdapter }
       : null;
     const gpuInputs = inputs.filter(({ n }) => !GPU_LENGTHS || GPU_LENGTHS.includes(n));
-    const gpu = await attnscope(glue.Session, 'webgpu', files, gpuInputs, GPU_RUNS, { warmup: GPU_WARMUP, reference: cpu });
+    const gpu = await attnscope(glue.Session, 'webgpu', files, gpuInputs, GPU_RUNS, { warmup: GPU_WARMUP, references: cpu });
     for (const row of gpu) {
       if (row.tgtIds.join() !== cpu.find((r) => r.n === row.n).tgtIds.join())
         throw new Error(`WebGPU tokens differ from CPU at n=${row.n}`);
