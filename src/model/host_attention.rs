@@ -62,10 +62,12 @@ impl HostAttention {
     ) -> Option<HostOutput> {
         let device = query.device();
         let [batch, q_len, d_model] = query.dims();
-        let [_, heads, k_len, d_k] = kv.keys.dims();
+        let [kv_batch, heads, k_len, d_k] = kv.keys.dims();
         // One query (a cached decoding step): burn's chain reads the cache where it lies, where
         // this pass would copy it out and pack it for one row (a zh-en step took 10 % longer).
-        if q_len < 2 || heads != self.heads || d_k != self.d_k || heads * d_k != d_model {
+        // Shapes this pass does not broadcast take burn's path too.
+        let unlike = kv_batch != batch || heads != self.heads || d_k != self.d_k;
+        if q_len < 2 || k_len == 0 || unlike || heads * d_k != d_model {
             return None;
         }
         let q = query.try_into_data().ok()?.try_into_vec::<f32>().ok()?;
@@ -74,8 +76,11 @@ impl HostAttention {
             Some(mask) => Some(HiddenKeys::read(mask)?),
             None => None,
         };
-        if hidden.as_ref().is_some_and(|m| m.dims[3] != k_len) {
-            return None; // a mask broadcast over the keys: burn's path
+        if hidden
+            .as_ref()
+            .is_some_and(|m| !m.fits(batch, heads, q_len, k_len))
+        {
+            return None; // a mask broadcast over the keys, or of another shape: burn's path
         }
         let mut raw = vec![0.0f32; batch * heads * q_len * k_len];
         let mut weights = vec![0.0f32; raw.len()];
@@ -142,6 +147,13 @@ impl HiddenKeys {
         let dims = mask.dims();
         let hidden = mask.try_into_data().ok()?.try_into_vec::<bool>().ok()?;
         Some(Self { dims, hidden })
+    }
+
+    /// Whether every axis is 1 or the attention's own, and the keys are the attention's.
+    fn fits(&self, batch: usize, heads: usize, q_len: usize, k_len: usize) -> bool {
+        let [db, dh, dq, dk] = self.dims;
+        let axis = |size: usize, own: usize| size == 1 || size == own;
+        axis(db, batch) && axis(dh, heads) && axis(dq, q_len) && dk == k_len
     }
 
     /// The flags of query `i`'s keys (head `h`, sentence `b`).

@@ -308,9 +308,9 @@ impl Transformer {
         layer: usize,
         packed: Option<&PackedWeights>,
     ) -> Option<AttentionOutput> {
+        let probed = self.encoder_layers.get(layer)?;
         let (x, _, padding_mask) = self.run_encoder(src, None, layer, packed);
         let packed = packed.and_then(|p| p.encoder.get(layer));
-        let probed = self.encoder_layers.get(layer)?;
         Some(probed.attend(x, Some(padding_mask), true, packed))
     }
 }
