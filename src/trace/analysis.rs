@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use crate::model::packed::times;
 use crate::trace::{AttentionStack, Trace};
 
 /// One value per kind of attention.
@@ -103,19 +104,15 @@ pub fn over_heads(stack: &AttentionStack, reduce: Reduce) -> AttentionStack {
     AttentionStack::new(stack.layers, 1, stack.queries, stack.keys, data)
 }
 
-/// Row-major `[n, m] · [m, p]`.
+/// Row-major `[n, m] · [m, p]`: through the packed products' kernel (`b` packed on the spot),
+/// each sum in order of `m` as a plain triple loop would take it, so the same bits.
 fn matmul(a: &[f32], b: &[f32], n: usize, m: usize, p: usize) -> Vec<f32> {
     let mut out = vec![0.0; n * p];
-    if p == 0 {
+    if n == 0 || m == 0 || p == 0 {
         return out;
     }
-    // Row slices, so the inner loop has no bounds checks and vectorises.
-    for (a_row, out_row) in a.chunks_exact(m.max(1)).zip(out.chunks_exact_mut(p)) {
-        for (&a_ik, b_row) in a_row.iter().zip(b.chunks_exact(p)) {
-            for (o, &b_kj) in out_row.iter_mut().zip(b_row) {
-                *o += a_ik * b_kj;
-            }
-        }
+    if let (Some(a), Some(b)) = (a.get(..n * m), b.get(..m * p)) {
+        times(a, b, m, p, &mut out, &mut Vec::new());
     }
     out
 }
@@ -126,7 +123,7 @@ pub fn rollout(mean_heads: &AttentionStack) -> AttentionStack {
     let identity: Vec<f32> = (0..n * n)
         .map(|i| if i / n == i % n { 1.0 } else { 0.0 })
         .collect();
-    let mut rolled = identity.clone();
+    let mut rolled = vec![];
     let mut data = Vec::with_capacity(mean_heads.layers * n * n);
     for layer in 0..mean_heads.layers {
         let mut with_residual: Vec<f32> = mean_heads
@@ -141,7 +138,11 @@ pub fn rollout(mean_heads: &AttentionStack) -> AttentionStack {
                 row.iter_mut().for_each(|v| *v /= sum);
             }
         }
-        rolled = matmul(&with_residual, &rolled, n, n, n);
+        // The first layer's product is with the identity: the matrix itself.
+        rolled = match layer {
+            0 => with_residual,
+            _ => matmul(&with_residual, &rolled, n, n, n),
+        };
         data.extend_from_slice(&rolled);
     }
     AttentionStack::new(mean_heads.layers, 1, n, n, data)
