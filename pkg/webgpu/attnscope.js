@@ -655,6 +655,10 @@ function __wbg_get_imports() {
             const ret = Error(getStringFromWasm0(arg0, arg1));
             return ret;
         },
+        __wbg_Number_ff192a72a0dcdf6d: function(arg0) {
+            const ret = Number(arg0);
+            return ret;
+        },
         __wbg_String_8564e559799eccda: function(arg0, arg1) {
             const ret = String(arg1);
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -797,10 +801,6 @@ function __wbg_get_imports() {
         },
         __wbg_finish_678df663961386ff: function(arg0, arg1) {
             const ret = arg0.finish(arg1);
-            return ret;
-        },
-        __wbg_from_eac91875c8a5ffa4: function(arg0) {
-            const ret = Array.from(arg0);
             return ret;
         },
         __wbg_getBindGroupLayout_eef82f7f1e8b2d6a: function(arg0, arg1) {
@@ -1078,10 +1078,6 @@ function __wbg_get_imports() {
         },
         __wbg_navigator_c17f443a6fe5d38d: function(arg0) {
             const ret = arg0.navigator;
-            return ret;
-        },
-        __wbg_new_13de428334042d26: function(arg0) {
-            const ret = new Uint8Array(arg0);
             return ret;
         },
         __wbg_new_2bfd0f45e60518b1: function() { return handleError(function (arg0, arg1) {
@@ -1406,6 +1402,10 @@ function __wbg_get_imports() {
         },
         __wbg_size_524ea4908379eb54: function(arg0) {
             const ret = arg0.size;
+            return ret;
+        },
+        __wbg_slice_755033ec72548d4a: function(arg0, arg1, arg2) {
+            const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
             return ret;
         },
         __wbg_stack_575c4e0918581b9c: function(arg0, arg1) {
