@@ -288,8 +288,9 @@ impl MultiHeadAttention {
         keep_raw_scores: bool,
         packed: Option<&PackedAttention>,
     ) -> AttentionOutput {
-        let query = project(&self.w_q, packed.map(|p| &p.w_q), query_input); // [batch, q_len, d_model]
-                                                                             // Where the projections are packed (the CPU), the rest runs on the host too.
+        // [batch, q_len, d_model]
+        let query = project(&self.w_q, packed.map(|p| &p.w_q), query_input);
+        // Where the projections are packed (the CPU), the rest runs on the host too.
         if let Some(packed) = packed {
             let host = HostAttention {
                 heads: self.n_heads,
@@ -317,6 +318,8 @@ impl MultiHeadAttention {
             let causal = Mask::causal_keys(q_len, k_len).to_tensor(&scores.device()); // [1, 1, q_len, k_len]
             scores = scores.mask_fill(causal, self.mask_value);
         }
+        // Where the projections are packed (a one-query step on the CPU), the softmax runs on the
+        // host.
         let weights = match packed {
             Some(_) => super::softmax::last_axis(scores),
             None => softmax(scores, 3),

@@ -1,6 +1,7 @@
 //! Attention on the host, for the CPU path whose projections are already packed
-//! (`model::packed`) and whose tensors live in memory: softmax(mask(QKᵀ/√d_k))·V in plain loops
-//! over one head at a time, the heads' outputs written side by side (no split and no swap back).
+//! (`model::packed`) and whose tensors live in memory: softmax(mask(QKᵀ/√d_k))·V one head at a
+//! time, both products through the packed kernel (the other side packed on the spot), the heads'
+//! outputs written side by side (no split and no swap back).
 //! On a small model burn's chain (two matmuls of a few rows, a scale, two mask fills, the softmax's
 //! round trip, a swap and a reshape) cost more in dispatch and copies than in arithmetic.
 //!
@@ -36,7 +37,7 @@ pub struct HostOutput {
 }
 
 /// A tensor's values on the host; `None` where it cannot be read at once (not a CPU tensor).
-fn host(tensor: Tensor<4>) -> Option<Vec<f32>> {
+fn host<const D: usize>(tensor: Tensor<D>) -> Option<Vec<f32>> {
     tensor.try_into_data().ok()?.try_into_vec::<f32>().ok()
 }
 
@@ -70,7 +71,7 @@ impl HostAttention {
         if q_len < 2 || k_len == 0 || unlike || heads * d_k != d_model {
             return None;
         }
-        let q = query.try_into_data().ok()?.try_into_vec::<f32>().ok()?;
+        let q = host(query)?;
         let (k, v) = (host(kv.keys.clone())?, host(kv.values.clone())?);
         let hidden = match mask {
             Some(mask) => Some(HiddenKeys::read(mask)?),
@@ -87,8 +88,9 @@ impl HostAttention {
         let mut context = vec![0.0f32; batch * q_len * d_model];
         let offset = k_len.saturating_sub(q_len);
         let divisor = (d_k as f32).sqrt();
-        let (mut q_head, mut out_head, mut scratch) = (vec![0.0f32; q_len * d_k], vec![], vec![]);
-        out_head.resize(q_len * d_k, 0.0);
+        let mut q_head = vec![0.0f32; q_len * d_k];
+        let mut out_head = vec![0.0f32; q_len * d_k];
+        let mut scratch = vec![];
         for b in 0..batch {
             for h in 0..heads {
                 let at = ((b * heads + h) * k_len) * d_k;
@@ -111,7 +113,7 @@ impl HostAttention {
                             *w = if hide { self.mask_value } else { *w };
                         }
                     }
-                    if self.causal && q_len > 1 {
+                    if self.causal {
                         // Query i sits at offset + i and sees no later key.
                         row[(offset + i + 1).min(k_len)..].fill(self.mask_value);
                     }

@@ -69,9 +69,7 @@ impl EncoderLayer {
         let x = self.residual_2.output(x, ffn);
         (x, attention)
     }
-}
 
-impl EncoderLayer {
     /// The layer's self-attention alone (its norm first in a pre-norm model), without the
     /// residual and the feed-forward after it: all that a probe of this layer reads.
     pub fn attend(
