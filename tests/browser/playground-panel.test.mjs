@@ -85,8 +85,12 @@ test('the switches show the module defaults; a link with heads=3 is refused by n
     const message = await panelText(page, '.playground-message');
     const refusal = say('en', 'playground.link.range', { field: 'heads', value: '3', expected: '1, 2 or 4' });
     assert.equal(message, say('en', 'playground.link.refused', { list: refusal }));
-    // The link now carries the run that started: the defaults, so an empty field.
-    assert.match(await page.evaluate(() => location.hash), /(^#|&)pg=($|&)/);
+    // The link now carries the run that started (the defaults, so an empty field) and the page
+    // shows its model, which loads after the page's own (app/playground-model.js openRun).
+    const runLink = /(^#|&)m=local%3Aplayground-reverse&.*(^#|&)pg=($|&)/;
+    await page.waitForFunction((source) => new RegExp(source).test(location.hash), runLink.source, { timeout: 60_000 }).catch(() => {});
+    assert.match(await page.evaluate(() => location.hash), runLink);
+    assert.equal(await page.inputValue('#model-select'), 'local:playground-reverse');
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

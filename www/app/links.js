@@ -179,10 +179,14 @@ listen('keystroke', ({ at }) => {
   page.lastKeystroke = at;
 });
 
-/** The playground's settings, as it last said them ('playground-link', { spec }); null while it is closed. */
-const playground = { spec: null };
+/**
+ * The playground's settings, as it last said them ('playground-link', { spec }); null while it is
+ * closed. `live`: it is open and has said them, so a link no longer overrides them.
+ */
+const playground = { spec: null, live: false };
 listen('playground-link', ({ spec }) => {
   playground.spec = spec;
+  playground.live = spec != null;
   updateLink('replace');
 });
 
@@ -218,8 +222,12 @@ function linkState() {
   };
 }
 
+/** A change asked to be written while a link was applied: written once it has been (applyLink). */
+let deferred = false;
+
 /** Write the state into the URL: a new history entry ('push') or the current one ('replace'). */
 export function updateLink(mode) {
+  deferred = page.restoring;
   if (page.restoring || page.saved || !page.model) return;
   const hash = encodeState(linkState(), page.facts);
   if (hash === location.hash) return;
@@ -254,7 +262,8 @@ export async function applyLink(hash, { first = null } = {}) {
   );
   page.restoring = true;
   // The playground reads its settings from the link when it opens: until then the link keeps them.
-  playground.spec = link.playground ?? playground.spec;
+  // Once it has said its own (it may open before the model loads), they are the page's.
+  if (!playground.live) playground.spec = link.playground ?? playground.spec;
   try {
     setLanguage(link.lang ?? (first ? (supportedLanguage(navigator.language) ?? 'en') : language()));
     const model = page.models.find((m) => m.name === link.model) ?? first?.model ?? page.model;
@@ -271,6 +280,9 @@ export async function applyLink(hash, { first = null } = {}) {
     await whenDrawn();
   } finally {
     page.restoring = false;
+    // The link's model may have been superseded (the playground's, opened by the same link): the
+    // page then shows what the newer load made, and writes that.
+    if (deferred) updateLink('replace');
   }
   page.sentenceOpen = true;
   parts.lesson?.open(link.lesson);

@@ -250,15 +250,21 @@ async function main() {
   wireDecoding();
   wireLooking();
   wireFiles();
+  // The link's model loads first: a playground the same link opens shows its run's model after it.
+  let linked = () => {};
+  state.firstLink = new Promise((resolve) => {
+    linked = resolve;
+  });
   wirePlayground();
   const { worker, error } = await facts;
   if (!worker) {
+    linked();
     $('loading').hidden = true;
     showMessage(loadFailed(model, error.message));
     return;
   }
   window.addEventListener('popstate', () => applyLink(location.hash));
-  await applyLink(location.hash, { first: { model, backend: params.get('backend'), worker } });
+  await applyLink(location.hash, { first: { model, backend: params.get('backend'), worker } }).finally(linked);
 }
 
 main();

@@ -62,6 +62,8 @@ async function openRun(notice) {
   keepSnapshot(snapshots, entryOf(notice));
   live.model = { local: true, playground: true, name: null, label: null, folder: name, sources, timeline: null };
   live.model.timeline = { ...timelineOf([]), snapshots };
+  // A link that opens the playground also names the page's model: that loads first, then this.
+  await state.firstLink;
   $source().value = config.example ?? '';
   await boot(undefined, live.model);
 }

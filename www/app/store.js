@@ -61,6 +61,7 @@ export const state = {
   sentenceOpen: true, // the current sentence has its history entry (the first one: the page's own)
   lastKeystroke: Number.NEGATIVE_INFINITY, // when the latest keystroke was (performance.now()): a pause ends a sentence
   restoring: false, // a link is being applied: the history is written once, at its end
+  firstLink: null, // resolves once the page's first link has been applied, its model shown or failed (app/main.js)
 };
 
 /**
