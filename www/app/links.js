@@ -236,13 +236,32 @@ export function updateLink(mode) {
   else history.replaceState(null, '', url);
 }
 
+/** The link an answer asked for, not yet written: 'push', 'replace' or null (linkSoon). */
+let linkDue = null;
+
+/**
+ * `updateLink(mode)` in a task of its own, with the page as it is then: history.pushState waits
+ * on the browser (11–19 ms after a 129-token decode), which would lengthen the task that draws
+ * the answer. A push asked for before the task runs stays a push.
+ */
+function linkSoon(mode) {
+  const waiting = linkDue != null;
+  linkDue = linkDue === 'push' ? 'push' : mode;
+  if (waiting) return;
+  setTimeout(() => {
+    const due = linkDue;
+    linkDue = null;
+    updateLink(due);
+  });
+}
+
 /** An answer was shown: it enters the history as `history` says ('sentence': the sentence's entry, 'push': a step's own, 'replace'). */
 listen('answer-shown', ({ history }) => {
   if (history !== 'sentence') {
-    if (history) updateLink(history);
+    if (history) linkSoon(history);
     return;
   }
-  updateLink(page.sentenceOpen ? 'replace' : 'push');
+  linkSoon(page.sentenceOpen ? 'replace' : 'push');
   page.sentenceOpen = true;
 });
 
