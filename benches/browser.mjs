@@ -80,7 +80,7 @@ async function benchPage(model) {
   return r;
 }
 
-const STAGES = ['encode', 'cached_step', 'greedy', 'greedy_uncached', 'full_redecode', 'greedy_cold', 'answer', 'page_step'];
+const STAGES = ['encode', 'cached_step', 'greedy', 'greedy_uncached', 'full_redecode', 'greedy_cold', 'answer', 'analysis', 'page_step'];
 
 function printBench(r, run) {
   const capped = r.outTokens ? `, every engine decodes ${r.outTokens} tokens` : '';

@@ -124,6 +124,7 @@ const STAGE_TITLES = {
   full_redecode: 'full re-decode',
   greedy_cold: 'cold greedy',
   answer: 'answer',
+  analysis: 'analysis',
   page_step: 'page step',
   forward: 'forward',
 };
@@ -135,7 +136,7 @@ function stageBlock(fig, engines, stages) {
 }
 
 function browserBlock(fig) {
-  const stages = ['encode', 'cached_step', 'greedy', 'greedy_uncached', 'full_redecode', 'greedy_cold', 'answer', 'page_step'];
+  const stages = ['encode', 'cached_step', 'greedy', 'greedy_uncached', 'full_redecode', 'greedy_cold', 'answer', 'analysis', 'page_step'];
   return stageBlock(fig, BROWSER_ENGINES, stages);
 }
 

@@ -17,8 +17,9 @@
 //                    attention matrix and the logits read back)
 //   greedy_cold      the first greedy translation of the sentence (one sample)
 //   answer           attnscope: answer() after the translation — the focused head's stages
-//                    (the decoder over the whole prefix, up to the focused layer), the analysis,
-//                    the copy to JS
+//                    (the decoder over the whole prefix, up to the focused layer), the copy to JS
+//   analysis         attnscope: analysis() after the translation — the summaries the page gets
+//                    right after each answer (the mean and max over heads, the rollouts)
 //   page_step        attnscope: back, then step() as the page calls it: one cached step + answer
 //
 // With outTokens=K (a random model, which never chooses </s>), every engine decodes exactly K
@@ -26,7 +27,7 @@
 // wasm API decodes to </s> or max_len, is given the K greedy tokens (`forceIds`, the same cached
 // steps as choosing them) and each step's own top candidate is checked to be that token. Its
 // greedy is then start(text) + forceIds(K tokens) (two answers, start's and the last); its cached
-// step is forceIds over the K tokens less its answer, ÷ K. The stages answer, page_step and
+// step is forceIds over the K tokens less its answer, ÷ K. The stages answer, analysis, page_step and
 // full_redecode are skipped in that mode.
 //
 // The race: attnscope CPU and onnxruntime-web take turns sentence by sentence (every stage of one
@@ -117,6 +118,11 @@ async function attnscopeRow(session, config, { n, text }, runs, { warmup = WARMU
   );
   stages.answer = await measure(
     timed(() => session.answer()),
+    runs,
+    warmup,
+  );
+  stages.analysis = await measure(
+    timed(() => session.analysis()),
     runs,
     warmup,
   );

@@ -14,8 +14,14 @@ export class Session {
      */
     ablate(spec: string): Promise<any>;
     /**
-     * The trace so far, the focused head's stages and the summaries the page draws beside
-     * them: `{trace, stages, analysis}`, all in one answer.
+     * The summaries of the trace so far (the mean and max over heads, the encoder rollout, the
+     * source attribution), computed on the host from the trace the last answer carried.
+     */
+    analysis(): any;
+    /**
+     * The trace so far and the focused head's stages: `{trace, stages}`. The summaries the page
+     * draws beside them come from [`Session::analysis`], asked for after the answer has gone
+     * out, so that the first heatmap does not wait for them (or for their bytes to cross).
      */
     answer(): Promise<any>;
     /**
@@ -262,6 +268,7 @@ export interface InitOutput {
     readonly maxBeamWidth: () => number;
     readonly modelFileNames: () => [number, number, number];
     readonly session_ablate: (a: number, b: number, c: number) => any;
+    readonly session_analysis: (a: number) => [number, number, number];
     readonly session_answer: (a: number) => any;
     readonly session_attribution: (a: number, b: number) => any;
     readonly session_back: (a: number) => any;

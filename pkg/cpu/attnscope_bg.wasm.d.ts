@@ -15,6 +15,7 @@ export const marianFileNames: () => [number, number, number];
 export const maxBeamWidth: () => number;
 export const modelFileNames: () => [number, number, number];
 export const session_ablate: (a: number, b: number, c: number) => any;
+export const session_analysis: (a: number) => [number, number, number];
 export const session_answer: (a: number) => any;
 export const session_attribution: (a: number, b: number) => any;
 export const session_back: (a: number) => any;

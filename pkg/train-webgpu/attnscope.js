@@ -151,8 +151,21 @@ export class Session {
         return ret;
     }
     /**
-     * The trace so far, the focused head's stages and the summaries the page draws beside
-     * them: `{trace, stages, analysis}`, all in one answer.
+     * The summaries of the trace so far (the mean and max over heads, the encoder rollout, the
+     * source attribution), computed on the host from the trace the last answer carried.
+     * @returns {any}
+     */
+    analysis() {
+        const ret = wasm.session_analysis(this.__wbg_ptr);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
+     * The trace so far and the focused head's stages: `{trace, stages}`. The summaries the page
+     * draws beside them come from [`Session::analysis`], asked for after the answer has gone
+     * out, so that the first heatmap does not wait for them (or for their bytes to cross).
      * @returns {Promise<any>}
      */
     answer() {
@@ -1642,12 +1655,12 @@ function __wbg_get_imports() {
         },
         __wbindgen_generic_0000000000000004: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUUncapturedErrorEvent")], shim_idx: 14344, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_59);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_60);
             return ret;
         },
         __wbindgen_generic_0000000000000005: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("any")], shim_idx: 14343, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_60);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_61);
             return ret;
         },
         __wbindgen_generic_0000000000000006: function(arg0, arg1) {
@@ -1657,7 +1670,7 @@ function __wbg_get_imports() {
         },
         __wbindgen_generic_0000000000000007: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("undefined")], shim_idx: 14343, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_62);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_63);
             return ret;
         },
         __wbindgen_generic_0000000000000008: function(arg0) {
@@ -1711,8 +1724,8 @@ function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f(arg0, arg
     wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f(arg0, arg1, arg2);
 }
 
-function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_59(arg0, arg1, arg2) {
-    wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_59(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_60(arg0, arg1, arg2) {
+    wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_60(arg0, arg1, arg2);
 }
 
 function wasm_bindgen__convert__closures_____invoke__hd4603ca9258db463(arg0, arg1, arg2) {
@@ -1729,8 +1742,8 @@ function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca(arg0, arg
     }
 }
 
-function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_60(arg0, arg1, arg2) {
-    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_60(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_61(arg0, arg1, arg2) {
+    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_61(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
@@ -1743,8 +1756,8 @@ function wasm_bindgen__convert__closures_____invoke__h29f2e28c05e91b27(arg0, arg
     }
 }
 
-function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_62(arg0, arg1, arg2) {
-    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_62(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_63(arg0, arg1, arg2) {
+    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_63(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }

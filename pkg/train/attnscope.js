@@ -151,8 +151,21 @@ export class Session {
         return ret;
     }
     /**
-     * The trace so far, the focused head's stages and the summaries the page draws beside
-     * them: `{trace, stages, analysis}`, all in one answer.
+     * The summaries of the trace so far (the mean and max over heads, the encoder rollout, the
+     * source attribution), computed on the host from the trace the last answer carried.
+     * @returns {any}
+     */
+    analysis() {
+        const ret = wasm.session_analysis(this.__wbg_ptr);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
+     * The trace so far and the focused head's stages: `{trace, stages}`. The summaries the page
+     * draws beside them come from [`Session::analysis`], asked for after the answer has gone
+     * out, so that the first heatmap does not wait for them (or for their bytes to cross).
      * @returns {Promise<any>}
      */
     answer() {
@@ -1047,12 +1060,12 @@ function __wbg_get_imports() {
             return ret;
         },
         __wbindgen_generic_0000000000000001: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 2491, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 2492, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0531fd743f4bc429);
             return ret;
         },
         __wbindgen_generic_0000000000000002: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("any")], shim_idx: 269, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("any")], shim_idx: 364, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__he75f384a307fd4cb);
             return ret;
         },

@@ -26,6 +26,7 @@ export const playground_new: (a: number, b: number) => [number, number, number];
 export const playground_step: (a: number, b: number) => any;
 export const playground_steps: (a: number) => number;
 export const session_ablate: (a: number, b: number, c: number) => any;
+export const session_analysis: (a: number) => [number, number, number];
 export const session_answer: (a: number) => any;
 export const session_attribution: (a: number, b: number) => any;
 export const session_back: (a: number) => any;

@@ -14,8 +14,14 @@ export class Session {
      */
     ablate(spec: string): Promise<any>;
     /**
-     * The trace so far, the focused head's stages and the summaries the page draws beside
-     * them: `{trace, stages, analysis}`, all in one answer.
+     * The summaries of the trace so far (the mean and max over heads, the encoder rollout, the
+     * source attribution), computed on the host from the trace the last answer carried.
+     */
+    analysis(): any;
+    /**
+     * The trace so far and the focused head's stages: `{trace, stages}`. The summaries the page
+     * draws beside them come from [`Session::analysis`], asked for after the answer has gone
+     * out, so that the first heatmap does not wait for them (or for their bytes to cross).
      */
     answer(): Promise<any>;
     /**
@@ -262,6 +268,7 @@ export interface InitOutput {
     readonly maxBeamWidth: () => number;
     readonly modelFileNames: () => [number, number, number];
     readonly session_ablate: (a: number, b: number, c: number) => any;
+    readonly session_analysis: (a: number) => [number, number, number];
     readonly session_answer: (a: number) => any;
     readonly session_attribution: (a: number, b: number) => any;
     readonly session_back: (a: number) => any;
@@ -296,13 +303,13 @@ export interface InitOutput {
     readonly weightsfile_push: (a: number, b: number, c: number) => [number, number];
     readonly weightsfile_take: (a: number) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca: (a: number, b: number, c: any) => [number, number];
-    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50: (a: number, b: number, c: any) => [number, number];
-    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52: (a: number, b: number, c: any) => [number, number];
+    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51: (a: number, b: number, c: any) => [number, number];
+    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53: (a: number, b: number, c: any) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__hd4603ca9258db463: (a: number, b: number, c: any) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__he303ae171432e2ac: (a: number, b: number, c: any, d: any) => void;
     readonly wasm_bindgen__convert__closures_____invoke__he38f5bd5175b727b: (a: number, b: number, c: any) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f: (a: number, b: number, c: any) => void;
-    readonly wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49: (a: number, b: number, c: any) => void;
+    readonly wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50: (a: number, b: number, c: any) => void;
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;

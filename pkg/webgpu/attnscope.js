@@ -33,8 +33,21 @@ export class Session {
         return ret;
     }
     /**
-     * The trace so far, the focused head's stages and the summaries the page draws beside
-     * them: `{trace, stages, analysis}`, all in one answer.
+     * The summaries of the trace so far (the mean and max over heads, the encoder rollout, the
+     * source attribution), computed on the host from the trace the last answer carried.
+     * @returns {any}
+     */
+    analysis() {
+        const ret = wasm.session_analysis(this.__wbg_ptr);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
+    /**
+     * The trace so far and the focused head's stages: `{trace, stages}`. The summaries the page
+     * draws beside them come from [`Session::analysis`], asked for after the answer has gone
+     * out, so that the first heatmap does not wait for them (or for their bytes to cross).
      * @returns {Promise<any>}
      */
     answer() {
@@ -1492,12 +1505,12 @@ function __wbg_get_imports() {
         },
         __wbindgen_generic_0000000000000004: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUUncapturedErrorEvent")], shim_idx: 13122, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50);
             return ret;
         },
         __wbindgen_generic_0000000000000005: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("any")], shim_idx: 13121, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51);
             return ret;
         },
         __wbindgen_generic_0000000000000006: function(arg0, arg1) {
@@ -1507,7 +1520,7 @@ function __wbg_get_imports() {
         },
         __wbindgen_generic_0000000000000007: function(arg0, arg1) {
             // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("undefined")], shim_idx: 13121, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52);
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53);
             return ret;
         },
         __wbindgen_generic_0000000000000008: function(arg0) {
@@ -1554,8 +1567,8 @@ function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f(arg0, arg
     wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f(arg0, arg1, arg2);
 }
 
-function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49(arg0, arg1, arg2) {
-    wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50(arg0, arg1, arg2) {
+    wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50(arg0, arg1, arg2);
 }
 
 function wasm_bindgen__convert__closures_____invoke__hd4603ca9258db463(arg0, arg1, arg2) {
@@ -1572,8 +1585,8 @@ function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca(arg0, arg
     }
 }
 
-function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50(arg0, arg1, arg2) {
-    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51(arg0, arg1, arg2) {
+    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
@@ -1586,8 +1599,8 @@ function wasm_bindgen__convert__closures_____invoke__he38f5bd5175b727b(arg0, arg
     }
 }
 
-function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52(arg0, arg1, arg2) {
-    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53(arg0, arg1, arg2) {
+    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }

@@ -140,16 +140,20 @@ impl WebSession {
         Ok(())
     }
 
-    /// The trace so far, the focused head's stages and the summaries the page draws beside
-    /// them: `{trace, stages, analysis}`, all in one answer.
+    /// The trace so far and the focused head's stages: `{trace, stages}`. The summaries the page
+    /// draws beside them come from [`Session::analysis`], asked for after the answer has gone
+    /// out, so that the first heatmap does not wait for them (or for their bytes to cross).
     pub async fn answer(&self) -> Result<JsValue, JsError> {
         let stages = self.session.stages(self.focus).await.map_err(js_error)?;
         let trace = self.session.trace().map_err(js_error)?;
-        let answer = Answer {
-            analysis: Some(Analysis::of(trace)),
-            ..Answer::new(trace, stages)
-        };
-        to_js(&answer)
+        to_js(&Answer::new(trace, stages))
+    }
+
+    /// The summaries of the trace so far (the mean and max over heads, the encoder rollout, the
+    /// source attribution), computed on the host from the trace the last answer carried.
+    pub fn analysis(&self) -> Result<JsValue, JsError> {
+        let trace = self.session.trace().map_err(js_error)?;
+        to_js(&Analysis::of(trace))
     }
 
     /// Re-run the decoder over the whole output so far at once, without the cache, reading every

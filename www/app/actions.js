@@ -16,6 +16,7 @@ import { BEAM, beamOptions, decoding } from './controls.js';
 import { clearMessageUnlessInfo, handleError, noteRecording, showMessage } from './messages.js';
 import { markBeamNode, refresh, renderAll, renderStepButtons } from './render.js';
 import { call, state } from './store.js';
+import { expectSummaries } from './summaries.js';
 
 const DEBOUNCE_MS = 150;
 const PLAY_STEP_MS = 400;
@@ -32,7 +33,7 @@ export function showAnswer(result, generation, history = null) {
   state.trace = result.trace;
   state.stages = result.stages;
   state.recorded = result.recorded ?? null;
-  state.analysis = result.analysis;
+  expectSummaries(result);
   announce('answer-shown', { generation, history });
   const computeMs = result.ms ?? null;
   renderAll((seenMs) => inSight(generation, computeMs, seenMs)).then((renderMs) => {

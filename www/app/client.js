@@ -31,7 +31,7 @@ function lostError(reason) {
 }
 
 /** `onDeath(reason)`: the worker in use died. */
-export function createClient({ onProgress, onBackend, onRefresh, onDeath }) {
+export function createClient({ onProgress, onBackend, onRefresh, onAnalysis, onDeath }) {
   let worker = null;
   let nextId = 1;
   const pending = new Map(); // id → { resolve, reject, worker }
@@ -51,6 +51,8 @@ export function createClient({ onProgress, onBackend, onRefresh, onDeath }) {
       else heldBackend.set(from, msg);
     } else if (msg.type === 'refresh') {
       if (from === worker) onRefresh(msg.result);
+    } else if (msg.type === 'analysis') {
+      if (from === worker) onAnalysis(msg);
     } else if (msg.ok === false && msg.trap) {
       die(from, msg.trap);
     } else {

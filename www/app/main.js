@@ -26,6 +26,7 @@ import { recover } from './recovery.js';
 import { refreshAll, renderAll, renderStepButtons } from './render.js';
 import { addExportButtons, labelExportButtons, leaveSavedTrace, openSavedTrace, saveTrace, showSavedMode } from './saved.js';
 import { call, parts, state } from './store.js';
+import { takeSummaries } from './summaries.js';
 import { wireLanguages } from './target-language.js';
 import { createViews } from './views.js';
 
@@ -227,6 +228,7 @@ async function main() {
     onProgress: showProgress,
     onBackend: showBackend,
     onRefresh: (result) => showAnswer(result, null),
+    onAnalysis: takeSummaries,
     onDeath: recover,
   });
   parts.views = createViews(ACT);

@@ -17,6 +17,7 @@ import { clearMessageForModel, clearMessageUnlessInfo, failureText, handleError,
 import { markSnapshot, refresh, whenDrawn } from './render.js';
 import { leaveSavedTrace } from './saved.js';
 import { call, parts, state } from './store.js';
+import { expectSummaries } from './summaries.js';
 
 /** How a model opened from the person's computer is named, in the page and in a link. */
 export const LOCAL_MODEL_PREFIX = 'local:';
@@ -83,7 +84,7 @@ function showModel(model, info) {
   state.selection = clampSelection(state.selection);
   state.trace = null;
   state.stages = null;
-  state.analysis = null;
+  expectSummaries({});
   // A fresh worker holds the shipped weights: the final snapshot.
   state.timeline = info.timeline;
   state.snapshot = info.timeline ? info.timeline.snapshots.length - 1 : 0;

@@ -10,8 +10,10 @@ import { announce } from '../ui/bus.js';
 import { $, el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { nextTask, runSome } from '../ui/slices.js';
+import { isSummaryHead } from '../views/attention.js';
 import { showMessage } from './messages.js';
 import { parts, specialIds, state } from './store.js';
+import { summariesIn } from './summaries.js';
 import { entryOf, VIEWS } from './views.js';
 
 /**
@@ -29,16 +31,25 @@ export async function renderAll(onSeen = () => {}) {
   }
 }
 
+/** Wait for the shown answer's summaries: whether redraw `ticket` is still the latest then. */
+async function summariesCame(ticket) {
+  await summariesIn();
+  return ticket === state.renderTicket;
+}
+
 async function drawAll(onSeen) {
   const ticket = ++state.renderTicket;
   const { trace, selection } = state;
   document.body.dataset.ready = 'false';
   let table = null; // the focused heatmap's numbers as a table, filled in slices
+  // A summary over heads in focus waits for the summaries (app/summaries.js); a head does not.
+  if (trace && isSummaryHead(selection.head) && !(await summariesCame(ticket))) return null;
   let busy = timed('tokens, focus, buttons', () => {
     table = drawFirst(trace, selection);
   });
   const views = trace ? laterViews(() => table) : [];
   const seen = views.filter(([, , id]) => inSight(id));
+  if (trace && !(await summariesCame(ticket))) return null;
   const seenSpent = await drawViews(ticket, seen);
   if (seenSpent == null) return null;
   busy += seenSpent;
@@ -62,7 +73,7 @@ function drawFirst(trace, selection) {
   let table = null;
   views.tokens.render(trace);
   syncSelectors();
-  // The mean and max over heads and the rollouts came in the same answer as the trace.
+  // A summary over heads in focus was waited for (drawAll); a head needs none.
   if (trace) table = views.focus.render(trace, selection, { special: specialIds(), hideSinks: state.hideSinks, analysis: state.analysis });
   renderTruncation(trace);
   renderStepButtons();

@@ -9,6 +9,7 @@ import { BEAM, decoding } from './controls.js';
 import { clearMessage, showMessage } from './messages.js';
 import { renderAll, renderStepButtons } from './render.js';
 import { parts, state } from './store.js';
+import { expectSummaries } from './summaries.js';
 import { VIEWS } from './views.js';
 
 /** The views saved as PNG and SVG: each with its section (whose title the buttons go beside). */
@@ -119,7 +120,7 @@ export async function openSavedTrace(file) {
   state.config = config;
   state.trace = answer.trace;
   state.stages = answer.stages;
-  state.analysis = answer.analysis;
+  expectSummaries(answer);
   const { stages } = answer;
   state.selection = clampSelection(stages ? { kind: stages.kind, layer: stages.layer, head: stages.head } : state.selection);
   showBeamControls(false);

@@ -61,9 +61,37 @@ function dropGpu(state) {
   backends.warmup += 1;
 }
 
-/** What the page gets for an Answer: the decoded trace and stages, and who computed them. */
+/** The summaries a live answer leaves to come after it: { seq, session } or null (sendAnalysis). */
+let analysisDue = null;
+let analysisSeq = 0;
+
+/**
+ * What the page gets for an Answer: the decoded trace and stages, and who computed them. A live
+ * session's answer comes without its summaries: they follow it (`analysisSeq` names them), once
+ * it has been sent. A recording's answer carries its own.
+ */
 export function reply(answer, extra = {}) {
-  return { ...wire.answer(answer), backend: backendName(), ...extra };
+  const shown = { ...wire.answer(answer), backend: backendName(), ...extra };
+  if (!shown.analysis) {
+    shown.analysisSeq = ++analysisSeq;
+    analysisDue = { seq: analysisSeq, session: currentSession() };
+  }
+  return shown;
+}
+
+/**
+ * Send the summaries of the answer just sent ({ type: 'analysis', seq, analysis }; analysis null
+ * and `error` when they could not be made), if it left any to come.
+ */
+export function sendAnalysis() {
+  const due = analysisDue;
+  analysisDue = null;
+  if (!due) return;
+  try {
+    send({ type: 'analysis', seq: due.seq, analysis: wire.analysis(due.session.analysis()) });
+  } catch (error) {
+    post({ type: 'analysis', seq: due.seq, analysis: null, error: errorText(error) });
+  }
 }
 
 /**
@@ -108,6 +136,7 @@ export async function catchUp() {
   backends.needsReplay = false;
   const answer = await replay(backends.cpu);
   if (answer) send({ type: 'refresh', result: await recordingReply(answer) });
+  sendAnalysis();
 }
 
 /** A WebGPU device was lost (`info`: its GPUDeviceLostInfo): the CPU takes over the sentence. */
@@ -199,6 +228,7 @@ async function takeOver(session, ticket, preference) {
     backends.gpuState = 'ready';
     announce();
     if (answer) send({ type: 'refresh', result: await recordingReply(answer) });
+    sendAnalysis();
   } catch (error) {
     free(session);
     backends.gpuState = 'dead';

@@ -2,7 +2,7 @@
 // after starting the CPU module's load): each is answered in order (www/worker/queue.js) by the
 // handler of its type (www/worker/handlers.js); what the envelope and a trap are is said in
 // worker.js.
-import { catchUp, hasModel } from './backends.js';
+import { catchUp, hasModel, sendAnalysis } from './backends.js';
 import { handlers, SWEEPS } from './handlers.js';
 import { beat, errorText, post, problemOf, send } from './messages.js';
 import { enqueue, isStale, noteGeneration } from './queue.js';
@@ -41,6 +41,9 @@ export async function answer({ id, type, args }, handler, { queued = true } = {}
   } catch (error) {
     stoppedBy ??= trapOf(error);
     post({ id, ok: false, error: errorText(error), trap: stoppedBy, problem: stoppedBy ? null : problemOf(error) });
+  } finally {
+    // After the reply: the page draws the answer while the summaries are made.
+    if (!stoppedBy) sendAnalysis();
   }
 }
 
