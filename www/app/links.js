@@ -247,13 +247,18 @@ let linkDue = null;
 function linkSoon(mode) {
   const waiting = linkDue != null;
   linkDue = linkDue === 'push' ? 'push' : mode;
-  if (waiting) return;
-  setTimeout(() => {
-    const due = linkDue;
-    linkDue = null;
-    updateLink(due);
-  });
+  if (!waiting) setTimeout(flushLink);
 }
+
+/** Write the link an answer asked for now, if it is not written yet (recovery reads the link). */
+export function flushLink() {
+  const due = linkDue;
+  linkDue = null;
+  if (due) updateLink(due);
+}
+
+// Every view drawn (body[data-ready] just set, in the same task): the link is written by then.
+listen('drawn', flushLink);
 
 /** An answer was shown: it enters the history as `history` says ('sentence': the sentence's entry, 'push': a step's own, 'replace'). */
 listen('answer-shown', ({ history }) => {

@@ -17,7 +17,7 @@
 
 import { $ } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { applyLink } from './links.js';
+import { applyLink, flushLink } from './links.js';
 import { showMessage } from './messages.js';
 import { modelTitle, pickSnapshot } from './models.js';
 import { parts, state } from './store.js';
@@ -46,6 +46,7 @@ export function recover(reason) {
 /** Restart until the page is back, or MAX_FAILED_RESTARTS restarts in a row have failed. */
 async function restartUntilBack(firstReason) {
   // What worked, taken before a restart changes anything.
+  flushLink();
   const working = { model: state.model, link: location.hash, snapshot: state.timeline ? state.snapshot : null };
   const model = modelTitle(working.model);
   let reason = firstReason;

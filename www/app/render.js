@@ -31,10 +31,10 @@ export async function renderAll(onSeen = () => {}) {
   }
 }
 
-/** Wait for the shown answer's summaries: whether redraw `ticket` is still the latest then. */
-async function summariesCame(ticket) {
+/** Wait for the shown answer's summaries: whether redraw `ticket` of `trace` is still the latest then. */
+async function summariesCame(ticket, trace) {
   await summariesIn();
-  return ticket === state.renderTicket;
+  return ticket === state.renderTicket && state.trace === trace;
 }
 
 async function drawAll(onSeen) {
@@ -43,13 +43,13 @@ async function drawAll(onSeen) {
   document.body.dataset.ready = 'false';
   let table = null; // the focused heatmap's numbers as a table, filled in slices
   // A summary over heads in focus waits for the summaries (app/summaries.js); a head does not.
-  if (trace && isSummaryHead(selection.head) && !(await summariesCame(ticket))) return null;
+  if (trace && isSummaryHead(selection.head) && !(await summariesCame(ticket, trace))) return null;
   let busy = timed('tokens, focus, buttons', () => {
     table = drawFirst(trace, selection);
   });
   const views = trace ? laterViews(() => table) : [];
   const seen = views.filter(([, , id]) => inSight(id));
-  if (trace && !(await summariesCame(ticket))) return null;
+  if (trace && !(await summariesCame(ticket, trace))) return null;
   const seenSpent = await drawViews(ticket, seen);
   if (seenSpent == null) return null;
   busy += seenSpent;

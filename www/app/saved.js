@@ -9,7 +9,7 @@ import { BEAM, decoding } from './controls.js';
 import { clearMessage, showMessage } from './messages.js';
 import { renderAll, renderStepButtons } from './render.js';
 import { parts, state } from './store.js';
-import { expectSummaries } from './summaries.js';
+import { expectSummaries, summariesIn } from './summaries.js';
 import { VIEWS } from './views.js';
 
 /** The views saved as PNG and SVG: each with its section (whose title the buttons go beside). */
@@ -87,11 +87,12 @@ export function labelExportButtons() {
 }
 
 /** Save the answer on screen as JSON, in the schema of `attnscope trace --json`. */
-export function saveTrace() {
+export async function saveTrace() {
   if (!state.trace) {
     showMessage(t('export.nothing'), 'info');
     return;
   }
+  await summariesIn();
   saveJson({ trace: state.trace, stages: state.stages, analysis: state.analysis }, fileName({ ...shownSource(), view: 'trace' }, 'json'));
 }
 

@@ -19,10 +19,12 @@ export function expectSummaries(answer) {
   // Whoever waited for the previous answer's draws a stale answer: let it end.
   settle();
   state.analysis = answer.analysis ?? null;
+  // A notice kept for an answer never shown (a stale one, another worker's) must not be taken.
+  const kept = early;
+  early = null;
   if (state.analysis || answer.analysisSeq == null) return;
-  if (early?.seq === answer.analysisSeq) {
-    state.analysis = early.analysis;
-    early = null;
+  if (kept?.seq === answer.analysisSeq) {
+    state.analysis = kept.analysis;
     return;
   }
   due.seq = answer.analysisSeq;

@@ -68,29 +68,32 @@ let analysisSeq = 0;
 /**
  * What the page gets for an Answer: the decoded trace and stages, and who computed them. A live
  * session's answer comes without its summaries: they follow it (`analysisSeq` names them), once
- * it has been sent. A recording's answer carries its own.
+ * it has been sent, from `session` (the one that answered). A recording's answer carries its own.
  */
-export function reply(answer, extra = {}) {
+export function reply(answer, extra = {}, session = currentSession()) {
   const shown = { ...wire.answer(answer), backend: backendName(), ...extra };
   if (!shown.analysis) {
     shown.analysisSeq = ++analysisSeq;
-    analysisDue = { seq: analysisSeq, session: currentSession() };
+    analysisDue = { seq: analysisSeq, session };
   }
   return shown;
 }
 
 /**
  * Send the summaries of the answer just sent ({ type: 'analysis', seq, analysis }; analysis null
- * and `error` when they could not be made), if it left any to come.
+ * and `error` when they could not be made), if it left any to come. Returns the error, if any
+ * (a trap stops the worker: www/worker/requests.js).
  */
 export function sendAnalysis() {
   const due = analysisDue;
   analysisDue = null;
-  if (!due) return;
+  if (!due) return null;
   try {
     send({ type: 'analysis', seq: due.seq, analysis: wire.analysis(due.session.analysis()) });
+    return null;
   } catch (error) {
     post({ type: 'analysis', seq: due.seq, analysis: null, error: errorText(error) });
+    return error;
   }
 }
 
@@ -100,12 +103,12 @@ export function sendAnalysis() {
  * step), or when it did not record the sentence, the session's from the final weights
  * (`recordedMissing`: the step picked). Without a recording, `answer` as it is.
  */
-export async function recordingReply(answer) {
+export async function recordingReply(answer, session = currentSession()) {
   const step = recordingStep();
-  if (step == null) return reply(answer);
+  if (step == null) return reply(answer, {}, session);
   const { defaultFocus } = await facts();
   const recorded = recordedAnswer(currentText(), sentence.focus, defaultFocus);
-  return recorded ? reply(recorded, { recorded: step }) : reply(answer, { recordedMissing: step });
+  return recorded ? reply(recorded, { recorded: step }, session) : reply(answer, { recordedMissing: step }, session);
 }
 
 /** Tell the page which backend answers, with a note ({ key, params }) or null. */
@@ -135,7 +138,7 @@ export async function catchUp() {
   if (!backends.needsReplay) return;
   backends.needsReplay = false;
   const answer = await replay(backends.cpu);
-  if (answer) send({ type: 'refresh', result: await recordingReply(answer) });
+  if (answer) send({ type: 'refresh', result: await recordingReply(answer, backends.cpu) });
   sendAnalysis();
 }
 
@@ -227,7 +230,7 @@ async function takeOver(session, ticket, preference) {
     backends.gpu = session;
     backends.gpuState = 'ready';
     announce();
-    if (answer) send({ type: 'refresh', result: await recordingReply(answer) });
+    if (answer) send({ type: 'refresh', result: await recordingReply(answer, session) });
     sendAnalysis();
   } catch (error) {
     free(session);

@@ -41,12 +41,12 @@ function sentenceOp(op) {
   return withSession(async (session) => {
     const answer = await apply(session, op);
     logOp(op);
-    return recordingReply(answer);
+    return recordingReply(answer, session);
   });
 }
 
 function currentAnswer() {
-  return withSession(async (session) => recordingReply(await session.answer()));
+  return withSession(async (session) => recordingReply(await session.answer(), session));
 }
 
 /** A tool that needs the weights: refused on a sentence shown from a recording. */

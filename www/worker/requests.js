@@ -43,7 +43,9 @@ export async function answer({ id, type, args }, handler, { queued = true } = {}
     post({ id, ok: false, error: errorText(error), trap: stoppedBy, problem: stoppedBy ? null : problemOf(error) });
   } finally {
     // After the reply: the page draws the answer while the summaries are made.
-    if (!stoppedBy) sendAnalysis();
+    const failed = stoppedBy ? null : sendAnalysis();
+    stoppedBy ??= failed && trapOf(failed);
+    if (failed && stoppedBy) post({ id, ok: false, error: errorText(failed), trap: stoppedBy, problem: null });
   }
 }
 
