@@ -104,9 +104,10 @@ export function createFocus(container, hoverValueEl, explainEl, { onTranspose } 
       legendLabel: t('focus.legend', { layer, head: label }),
     };
     if (options.hideSinks && sinks.length) spec = withoutColumns(spec, pruned, ax);
-    heatmap.render(flipped ? transposed(spec) : spec);
+    // The labels in the first slice: the matrix shows in this task, its labels are laid out in the next.
+    const drawLabels = heatmap.renderLabelsLater(flipped ? transposed(spec) : spec);
     // The page runs these slices; a transposition runs its own, and the older ones then stop.
-    const slices = whileCurrent(fillTable(table, heatmap.spec(), caption), () => filling === slices);
+    const slices = whileCurrent(labelsThenTable(drawLabels, table, heatmap.spec(), caption), () => filling === slices);
     filling = slices;
     return slices;
   }
@@ -137,6 +138,13 @@ function withoutColumns(spec, pruned, ax) {
     colIndex: (k) => colIndex(keep[k]),
     legendLabel: t('focus.legendPruned', { legend: spec.legendLabel }),
   };
+}
+
+/** The heatmap's labels (`drawLabels`), a task, then the table's slices. */
+function* labelsThenTable(drawLabels, table, spec, caption) {
+  drawLabels();
+  yield TASK_END;
+  yield* fillTable(table, spec, caption);
 }
 
 /** About this many cells of the table are changed in one task: the browser lays them out after it. */

@@ -59,7 +59,15 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     return h.spec?.rows && h.spec.cols ? heatmapFigure(h.spec, caption) : null;
   }
 
-  return { render: (spec) => render(h, spec), canvas: h.canvas, figure, spec: () => h.spec };
+  return {
+    render: (spec) => render(h, spec),
+    // The matrix now, the labels when the function it returns is called (in a later task): the
+    // labels of a 129 × 128 heatmap are ~1,200 layout objects, the page's dearest layout.
+    renderLabelsLater: (spec) => render(h, spec, false),
+    canvas: h.canvas,
+    figure,
+    spec: () => h.spec,
+  };
 }
 
 /** The heatmap's elements, in `container`: titles, labels, the matrix and its marks, the legend. */
@@ -90,8 +98,11 @@ function elements(container) {
   return { root, canvas, overlay, rowTitle, colTitle, rowLabels, colLabels, legendSlot };
 }
 
-/** Draw `spec` on heatmap `h`. */
-function render(h, spec) {
+/**
+ * Draw `spec` on heatmap `h`, its labels too when `withLabels`; otherwise returns the function that
+ * draws them (the old labels stay until then; a newer render makes it do nothing).
+ */
+function render(h, spec, withLabels = true) {
   h.spec = spec;
   if (h.focusCell && (h.focusCell.r >= spec.rows || h.focusCell.c >= spec.cols)) h.focusCell = null;
   h.hoveredCell = null;
@@ -105,15 +116,6 @@ function render(h, spec) {
   drawMatrix(h.canvas, spec);
   // Rasterized now rather than with every other heatmap in the frame that scrolls to them.
   rasterizeNow(h.canvas.getContext('2d'));
-  // New labels are drawn unlit: the old ones' marks go with them.
-  const rowsBefore = h.rowLabels.dataset.key;
-  const colsBefore = h.colLabels.dataset.key;
-  labels(h.rowLabels, spec.rowLabels || [], h.cell, false);
-  labels(h.colLabels, spec.colLabels || [], h.cell, true);
-  h.litLabels = {
-    rows: h.rowLabels.dataset.key === rowsBefore ? h.litLabels.rows : [],
-    cols: h.colLabels.dataset.key === colsBefore ? h.litLabels.cols : [],
-  };
   h.colTitle.textContent = axisTitle(spec.colTitle, '→');
   h.rowTitle.textContent = axisTitle(spec.rowTitle, '↓');
   const shownLegend = [spec.map || 'viridis', spec.min ?? 0, spec.max ?? 1, spec.legendLabel];
@@ -122,7 +124,23 @@ function render(h, spec) {
     h.legendKey = key;
     h.legendSlot.replaceChildren(legend(...shownLegend));
   }
-  showLit(h);
+  h.overlay.show(h.lit);
+  const drawLabels = () => {
+    if (h.spec !== spec) return;
+    // New labels are drawn unlit: the old ones' marks go with them.
+    const rowsBefore = h.rowLabels.dataset.key;
+    const colsBefore = h.colLabels.dataset.key;
+    labels(h.rowLabels, spec.rowLabels || [], h.cell, false);
+    labels(h.colLabels, spec.colLabels || [], h.cell, true);
+    h.litLabels = {
+      rows: h.rowLabels.dataset.key === rowsBefore ? h.litLabels.rows : [],
+      cols: h.colLabels.dataset.key === colsBefore ? h.litLabels.cols : [],
+    };
+    showLit(h);
+  };
+  if (!withLabels) return drawLabels;
+  drawLabels();
+  return null;
 }
 
 /** The token that row or column `i` stands for, or null when that axis is not tokens. */
