@@ -36,7 +36,7 @@ export function showAnswer(result, generation, history = null) {
   expectSummaries(result);
   announce('answer-shown', { generation, history });
   const computeMs = result.ms ?? null;
-  renderAll((seenMs) => inSight(generation, computeMs, seenMs)).then((renderMs) => {
+  renderAll((seenMs) => inSight(generation, computeMs, seenMs), { answer: true }).then((renderMs) => {
     if (renderMs != null) measureFromKeystroke('redraw: everything', generation, { renderMs });
   });
   return true;

@@ -21,9 +21,9 @@ import { entryOf, VIEWS } from './views.js';
  * took over. `onSeen(ms)` is called once every view in sight shows the answer, with the
  * main-thread time spent until then (the views out of sight are drawn after it).
  */
-export async function renderAll(onSeen = () => {}) {
+export async function renderAll(onSeen = () => {}, { answer = false } = {}) {
   try {
-    return await drawAll(onSeen);
+    return await drawAll(onSeen, answer);
   } catch (error) {
     // A drawing bug must not leave the page half-drawn and silent.
     showMessage(t('message.drawFailed', { error: error.message }));
@@ -37,10 +37,18 @@ async function summariesCame(ticket, trace) {
   return ticket === state.renderTicket && state.trace === trace;
 }
 
-async function drawAll(onSeen) {
+/**
+ * `answer`: a worker's answer just came. It is drawn in the next task: the message that brought
+ * it (its arrays' bytes, and the garbage collection they start) is a task of its own.
+ */
+async function drawAll(onSeen, answer) {
   const ticket = ++state.renderTicket;
-  const { trace, selection } = state;
   document.body.dataset.ready = 'false';
+  if (answer) {
+    await nextTask();
+    if (ticket !== state.renderTicket) return null;
+  }
+  const { trace, selection } = state;
   let table = null; // the focused heatmap's numbers as a table, filled in slices
   // A summary over heads in focus waits for the summaries (app/summaries.js); a head does not.
   if (trace && isSummaryHead(selection.head) && !(await summariesCame(ticket, trace))) return null;
