@@ -12,7 +12,8 @@
 #      $BASE_OUT_TOKENS tokens, sources of 8–128 tokens, $BASE_RUNS samples, $REPEATS loads;
 #   4. the journey view's scrub time (benches/journey.mjs), what the first heatmap after a warm
 #      reload is made of (benches/first-heatmap.mjs: the page's and the worker's phases), and the page's responsiveness budgets (benches/phases.mjs: long tasks of a large model's views,
-#      the WebGPU device-lost switch), moved out of the tests;
+#      the WebGPU device-lost switch), moved out of the tests, and a hover of the large model's
+#      heatmap frame by frame (benches/hover.mjs); each after a pause (settle), on a quiet machine;
 #   5. benches/out/results.json (one record per measurement), RESULTS.md's generated tables and
 #      the cost-per-output-token plot (benches/cost-per-token.png).
 # onnxruntime CPU runs $REPEATS times too (separate processes): ratios come with their spread.
@@ -28,6 +29,12 @@ BASE_OUT_TOKENS="${BASE_OUT_TOKENS:-32}"
 BASE_GPU_LENGTHS="${BASE_GPU_LENGTHS:-32}"
 mkdir -p benches/out
 rm -rf benches/out/records && mkdir -p benches/out/records
+
+settle() { # the page's frame and task budgets are timed on a quiet machine: the stage before has
+  # ended (its browser and its worker threads too). Right after another stage, the hover's whole
+  # frame measured 17.0 ms where it measured 12.2 ms a minute later (benches/RESULTS.md).
+  sleep "${SETTLE_S:-20}"
+}
 
 native_runs() { # attnscope and onnxruntime CPU natively, alternating, REPEATS separate processes
   # each: run i of one engine sits next to run i of the other, so the per-run ratios pair
@@ -75,7 +82,11 @@ stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node
 stage "browser: large random models (opus-mt and base size)" bash -c 'set -o pipefail; node benches/big-model.mjs | tee benches/out/big-model.md'
 stage "browser: base size, $BASE_OUT_TOKENS output tokens, $REPEATS loads" browser_base
 stage "browser: the journey view's scrub (another token or layer → redrawn)" bash -c 'set -o pipefail; node benches/journey.mjs | tee benches/out/journey.md'
+settle
 stage "browser: what the first heatmap after a warm reload is made of" bash -c 'set -o pipefail; node benches/first-heatmap.mjs en-zh | tee benches/out/first-heatmap.md'
+settle
 stage "browser: responsiveness budgets (long tasks, device-lost switch)" bash -c 'set -o pipefail; node benches/phases.mjs | tee benches/out/phases.md'
+settle
+stage "browser: a hover of the large model's 129 × 128 heatmap, frame by frame" bash -c 'set -o pipefail; node benches/hover.mjs | tee benches/out/hover.md'
 stage "results.json and RESULTS.md tables" node benches/tables.mjs
 stage "plot: cost per output token" benches/.venv/bin/python benches/plot_cost.py
