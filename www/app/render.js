@@ -55,6 +55,14 @@ async function drawAll(onSeen, answer) {
   let busy = timed('tokens, focus, buttons', () => {
     table = drawFirst(trace, selection);
   });
+  // The focused heatmap's labels (the first slice of its table's), in the next task and before the
+  // summaries are waited for: a live answer's come in a later message, and the new matrix must not
+  // show the last answer's labels meanwhile. The table's other slices run with the views in sight.
+  if (table) {
+    await nextTask();
+    if (ticket !== state.renderTicket) return null;
+    busy += timed('focus labels', () => runSome(table));
+  }
   const views = trace ? laterViews(() => table) : [];
   const seen = views.filter(([, , id]) => inSight(id));
   if (trace && !(await summariesCame(ticket, trace))) return null;
