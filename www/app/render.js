@@ -9,7 +9,7 @@
 import { announce } from '../ui/bus.js';
 import { $, el, option } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
-import { nextTask, runSome } from '../ui/slices.js';
+import { layOut, nextTask, runSome } from '../ui/slices.js';
 import { isSummaryHead } from '../views/attention.js';
 import { showMessage } from './messages.js';
 import { parts, specialIds, state } from './store.js';
@@ -162,16 +162,11 @@ function inSight(id) {
 function timed(name, draw) {
   const t0 = performance.now();
   draw();
-  layOutNow();
+  layOut();
   const t1 = performance.now();
   performance.measure(`render: ${name}`, { start: t0, end: t1 });
   if (++state.measured % 1000 === 0) performance.clearMeasures();
   return t1 - t0;
-}
-
-/** Bring the page's style and layout up to date now, in this task (reading a size does it). */
-function layOutNow() {
-  void document.documentElement.offsetHeight;
 }
 
 /**

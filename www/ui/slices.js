@@ -55,8 +55,8 @@ export function runSome(slices) {
   }
 }
 
-/** Bring the page's style and layout up to date now (reading a size does it); nothing outside a page. */
-function layOut() {
+/** Bring the page's style and layout up to date now, in this task (reading a size does it); nothing outside a page. */
+export function layOut() {
   if (globalThis.document) void document.documentElement.offsetHeight;
 }
 
