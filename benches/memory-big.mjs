@@ -3,10 +3,12 @@
 // module's linear memory (`memory.buffer.byteLength`, which only grows, so each figure is the
 // high-water mark so far) and the process's peak RSS, after
 //   - init: the module instantiated;
-//   - file: the weights streamed into a `WeightsFile` in 16 MB chunks, as the worker does;
-//   - load: `Session.createCpu` (parse, F16 → F32, the model's tensors), then the `WeightsFile`
-//     freed, as the worker does once the CPU session is made (FREE_FILE=0 keeps it, as before);
-//   - first translation: the sentence of benches/big-model.mjs (this packs the weights);
+//   - file: the weights streamed into a `WeightsFile` in 16 MB chunks, as the worker does (it
+//     splits the file into its tensors as they arrive);
+//   - load: `Session.createCpu` (the projections packed from the file's tensors, F16 tiles for a
+//     big model, each tensor freed once used; the embeddings, biases and norms in F32), then the
+//     emptied `WeightsFile` freed, as the worker does;
+//   - first translation: the sentence of benches/big-model.mjs;
 //   - more translations: RUNS more, the same sentence;
 //   - twin: the comparison view's `twin()` translating once (issue 58 part 6: does it pack again?);
 //   - twinHeadsOff: the twin with two heads off (`setAblation`, as the comparison view does) translating.
@@ -101,14 +103,23 @@ const mark = (name) => {
   console.error(name, JSON.stringify(stages[name])); // as it goes: a run that dies says where
 };
 // PROBE=1: how much of the high-water mark is free at each stage (so live ≈ wasmMB − freeMB):
-// 4 MB blocks (`WeightsFile`s) taken until the memory would grow, then given back. Blocks smaller
-// than 4 MB are not counted, and the probe may raise the high-water mark by one block.
+// 4 MB blocks (each a `WeightsFile` holding one 4 MB tensor) taken until the memory would grow,
+// then given back. Blocks smaller than 4 MB are not counted, and the probe may raise the
+// high-water mark by one block.
+function block(bytes) {
+  const header = new TextEncoder().encode(JSON.stringify({ a: { dtype: 'U8', shape: [bytes], data_offsets: [0, bytes] } }));
+  const length = new Uint8Array(8);
+  new DataView(length.buffer).setBigUint64(0, BigInt(header.length), true);
+  const file = new WeightsFile(8 + header.length + bytes);
+  for (const part of [length, header, new Uint8Array(bytes)]) file.push(part);
+  return file;
+}
 function freeMB() {
   const before = wasm.memory.buffer.byteLength;
   const blocks = [];
-  while (wasm.memory.buffer.byteLength === before) blocks.push(new WeightsFile(4 * MB));
+  while (wasm.memory.buffer.byteLength === before) blocks.push(block(4 * MB));
   const free = (blocks.length - 1) * 4;
-  for (const block of blocks) block.free();
+  for (const b of blocks) b.free();
   return free;
 }
 mark('init');

@@ -7,6 +7,8 @@
 mod common;
 
 use attnscope::files::folder::ModelFolder;
+use attnscope::files::stream::WeightsStream;
+use attnscope::files::weights::{read_weights, serialize, HostTensor};
 use attnscope::model::ablation::Ablation;
 use attnscope::model::packed::PackedWeights;
 use attnscope::session::Inspect;
@@ -152,4 +154,146 @@ fn a_session_without_its_unpacked_matrices_gives_gemm_s_numbers_pre_norm_tied() 
     compare(&common::tiny_model_with(true, 3, |config| {
         config.tie_output = true;
     }));
+}
+
+/// `folder` with its weights stored in F16.
+fn in_f16(folder: &ModelFolder) -> ModelFolder {
+    let config =
+        attnscope::ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap()).unwrap();
+    let tensors = read_weights(&config, &folder.weights).unwrap();
+    let tensors: Vec<_> = tensors.into_iter().collect();
+    ModelFolder {
+        weights: serialize(&tensors, true).unwrap(),
+        ..folder.clone()
+    }
+}
+
+/// A session loaded as the CPU of a wasm module loads (`Session::load_packed`): the file
+/// streamed in chunks of 1,000 bytes, its projections packed straight from its bytes.
+fn streamed(folder: &ModelFolder, half: bool) -> Session {
+    let mut stream = WeightsStream::new(folder.weights.len());
+    for chunk in folder.weights.chunks(1000) {
+        stream.push(chunk).unwrap();
+    }
+    let texts = [
+        &folder.config[..],
+        &folder.src_tokenizer,
+        &folder.tgt_tokenizer,
+    ];
+    Session::load_packed(texts, stream.finish().unwrap(), Device::flex(), Some(half)).unwrap()
+}
+
+/// Streamed and packed from the file's bytes, in F32 tiles or in F16 tiles (an F16 file), a
+/// session gives the very bits of one that packs its model's F32 matrices at its first sentence
+/// (each F16 widens exactly), and it holds no unpacked matrix from the start.
+fn compare_streamed(folder: &ModelFolder) {
+    let config =
+        attnscope::ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap()).unwrap();
+    let snapshot = common::random_weights(&config, 11);
+    let mut packed = common::session(folder);
+    packed.pack_everywhere();
+    let expected = visit(&mut packed, &snapshot);
+    let halves: &[bool] = match width(folder) {
+        2 => &[false, true],
+        _ => &[false],
+    };
+    for &half in halves {
+        let mut session = streamed(folder, half);
+        assert!(
+            PackedWeights::dropped(session.intact_model()),
+            "half {half}"
+        );
+        // In F16, the embedding tables are kept beside the tiles, not in the model.
+        let table = session.intact_model().src_embed.weight.val().dims();
+        assert_eq!(table == [0, 0], half, "half {half}: source table {table:?}");
+        let got = visit(&mut session, &snapshot);
+        assert_eq!(got.len(), expected.len());
+        for ((what, a), (_, b)) in expected.iter().zip(&got) {
+            assert_eq!(a, b, "{} {what}, half tiles {half}", config.name);
+        }
+    }
+}
+
+/// Bytes per value of a folder's weights.
+fn width(folder: &ModelFolder) -> usize {
+    let file = safetensors::SafeTensors::deserialize(&folder.weights).unwrap();
+    let (_, view) = file.tensors().into_iter().next().unwrap();
+    view.dtype().bitsize() / 8
+}
+
+#[test]
+fn a_streamed_session_gives_the_packed_session_s_bits_post_norm_with_biases_f32_and_f16() {
+    let folder = common::tiny_model_with(false, 5, |config| {
+        config.attention_bias = true;
+        config.d_ff = 37;
+    });
+    compare_streamed(&folder);
+    compare_streamed(&in_f16(&folder));
+}
+
+#[test]
+fn a_streamed_session_gives_the_packed_session_s_bits_pre_norm_tied_f16() {
+    let folder = common::tiny_model_with(true, 3, |config| {
+        config.tie_output = true;
+    });
+    compare_streamed(&in_f16(&folder));
+}
+
+#[test]
+fn a_streamed_file_that_does_not_fit_its_config_is_refused_with_the_whole_file_s_errors() {
+    let folder = common::tiny_model_with(false, 5, |_| {});
+    let config =
+        attnscope::ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap()).unwrap();
+    let mut tensors: Vec<_> = read_weights(&config, &folder.weights)
+        .unwrap()
+        .into_iter()
+        .collect();
+    let texts = [
+        &folder.config[..],
+        &folder.src_tokenizer,
+        &folder.tgt_tokenizer,
+    ];
+    let load = |tensors: &[(String, HostTensor)]| {
+        let bytes = serialize(tensors, true).unwrap();
+        let whole = Session::load(
+            attnscope::files::folder::ModelFiles {
+                weights: &bytes,
+                ..folder.files()
+            },
+            Device::flex(),
+        )
+        .err()
+        .map(|e| e.to_string());
+        let stream = WeightsStream::from_bytes(&bytes)
+            .and_then(WeightsStream::finish)
+            .unwrap();
+        let streamed = Session::load_packed(texts, stream, Device::flex(), None)
+            .err()
+            .map(|e| e.to_string());
+        (whole, streamed)
+    };
+    // A missing tensor, an extra one, a wrong shape, an infinite value.
+    let mut cases = vec![];
+    let mut missing = tensors.clone();
+    missing.retain(|(name, _)| name != "encoder.layers.1.ffn.linear_2.weight");
+    cases.push(missing);
+    let mut extra = tensors.clone();
+    extra.push((
+        "zz.extra".into(),
+        HostTensor {
+            shape: vec![1],
+            data: vec![0.0],
+        },
+    ));
+    cases.push(extra);
+    let mut shape = tensors.clone();
+    shape[3].1.shape = vec![shape[3].1.data.len()];
+    cases.push(shape);
+    tensors[5].1.data[2] = f32::INFINITY;
+    cases.push(tensors);
+    for case in &cases {
+        let (whole, streamed) = load(case);
+        assert!(whole.is_some(), "the whole file loaded");
+        assert_eq!(whole, streamed);
+    }
 }

@@ -4,8 +4,13 @@
 use burn::tensor::Device;
 
 use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+
+use crate::files::packed_load::{half_tiles, load_packed};
+use crate::files::stream::RawTensor;
 use crate::files::weights::{load_model, positional_table};
 use crate::model::config::ModelConfig;
+use crate::model::packed::PackedWeights;
 use crate::model::positional::PositionalTable;
 use crate::model::Transformer;
 use crate::text::TextTokenizer;
@@ -73,35 +78,10 @@ impl LoadedModel {
 
     /// Validate and load every file; any problem is a typed error, never a panic.
     pub fn load(files: ModelFiles<'_>, device: &Device) -> Result<Self> {
-        let text = std::str::from_utf8(files.config).map_err(|e| Error::NotUtf8 {
-            file: FILE_NAMES.config,
-            message: e.to_string(),
-        })?;
-        let config = ModelConfig::from_json(text)?;
-        let src_tokenizer = TextTokenizer::from_bytes_with(
-            files.src_tokenizer,
-            FILE_NAMES.src_tokenizer,
-            config.special_ids(),
-            config.tokenizer_rules,
-        )?;
-        let tgt_tokenizer = TextTokenizer::from_bytes_with(
-            files.tgt_tokenizer,
-            FILE_NAMES.tgt_tokenizer,
-            config.special_ids(),
-            config.tokenizer_rules,
-        )?;
-        for (side, tokenizer, size) in [
-            ("source", &src_tokenizer, config.src_vocab_size),
-            ("target", &tgt_tokenizer, config.tgt_vocab_size),
-        ] {
-            if tokenizer.vocab_size() != size {
-                return Err(Error::TokenizerMismatch(format!(
-                    "the {side} tokenizer has {} tokens, {} says {size}",
-                    tokenizer.vocab_size(),
-                    FILE_NAMES.config
-                )));
-            }
-        }
+        let [config, src_tokenizer, tgt_tokenizer] =
+            [files.config, files.src_tokenizer, files.tgt_tokenizer];
+        let (config, src_tokenizer, tgt_tokenizer) =
+            read_texts(config, src_tokenizer, tgt_tokenizer)?;
         let positional = positional_table(&config, files.weights)?;
         let model = load_model(&config, &positional, files.weights, device)?;
         Ok(Self {
@@ -112,6 +92,68 @@ impl LoadedModel {
             tgt_tokenizer,
         })
     }
+
+    /// [`Self::load`] from a streamed weights file's tensors, straight into packed weights,
+    /// each tensor freed once used (`packed_load`): how the CPU of a wasm module loads. `half`:
+    /// F16 tiles for an F16 file's projections, or (`None`) where the model is big
+    /// ([`half_tiles`]).
+    pub fn load_packed(
+        [config, src_tokenizer, tgt_tokenizer]: [&[u8]; 3],
+        tensors: BTreeMap<String, RawTensor>,
+        device: &Device,
+        half: Option<bool>,
+    ) -> Result<(Self, PackedWeights)> {
+        let (config, src_tokenizer, tgt_tokenizer) =
+            read_texts(config, src_tokenizer, tgt_tokenizer)?;
+        let half = half.unwrap_or_else(|| half_tiles(&config));
+        let (positional, model, packed) = load_packed(&config, tensors, device, half)?;
+        let loaded = Self {
+            config,
+            model,
+            positional,
+            src_tokenizer,
+            tgt_tokenizer,
+        };
+        Ok((loaded, packed))
+    }
+}
+
+/// The config and the two tokenizers, each checked, and checked against each other.
+fn read_texts(
+    config: &[u8],
+    src_tokenizer: &[u8],
+    tgt_tokenizer: &[u8],
+) -> Result<(ModelConfig, TextTokenizer, TextTokenizer)> {
+    let text = std::str::from_utf8(config).map_err(|e| Error::NotUtf8 {
+        file: FILE_NAMES.config,
+        message: e.to_string(),
+    })?;
+    let config = ModelConfig::from_json(text)?;
+    let src_tokenizer = TextTokenizer::from_bytes_with(
+        src_tokenizer,
+        FILE_NAMES.src_tokenizer,
+        config.special_ids(),
+        config.tokenizer_rules,
+    )?;
+    let tgt_tokenizer = TextTokenizer::from_bytes_with(
+        tgt_tokenizer,
+        FILE_NAMES.tgt_tokenizer,
+        config.special_ids(),
+        config.tokenizer_rules,
+    )?;
+    for (side, tokenizer, size) in [
+        ("source", &src_tokenizer, config.src_vocab_size),
+        ("target", &tgt_tokenizer, config.tgt_vocab_size),
+    ] {
+        if tokenizer.vocab_size() != size {
+            return Err(Error::TokenizerMismatch(format!(
+                "the {side} tokenizer has {} tokens, {} says {size}",
+                tokenizer.vocab_size(),
+                FILE_NAMES.config
+            )));
+        }
+    }
+    Ok((config, src_tokenizer, tgt_tokenizer))
 }
 
 /// The four files of a model folder, in memory (read from disk natively, or made by an import).

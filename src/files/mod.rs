@@ -5,6 +5,8 @@
 
 pub mod folder;
 pub mod memory;
+pub mod packed_load;
+pub mod stream;
 pub mod timeline;
 pub mod walk;
 pub mod weights;

@@ -49,6 +49,15 @@ impl Slot<'_> {
         }
     }
 
+    /// Leave a matrix empty (`[0, 0]`, its id kept): its values live in packed weights only
+    /// (`model::packed`: a projection's tiles, a big model's embedding table). A vector is left
+    /// as it is.
+    pub(super) fn clear(self, device: &Device) {
+        if let Slot::Linear(param) | Slot::Matrix(param) = self {
+            replace(param, Tensor::empty([0, 0], device));
+        }
+    }
+
     /// The parameter's id.
     pub fn id(&self) -> ParamId {
         match self {

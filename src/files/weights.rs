@@ -59,28 +59,13 @@ pub fn expected_tensors(config: &ModelConfig) -> Vec<(String, Vec<usize>)> {
 pub fn read_weights(config: &ModelConfig, bytes: &[u8]) -> Result<BTreeMap<String, HostTensor>> {
     let file = SafeTensors::deserialize(bytes).map_err(|e| Error::WeightsFormat(e.to_string()))?;
     let expected = expected_tensors(config);
-    let wanted: HashMap<&str, &Vec<usize>> =
-        expected.iter().map(|(n, s)| (n.as_str(), s)).collect();
-    let mut names: Vec<String> = file.names().into_iter().map(|s| s.to_string()).collect();
-    names.sort();
-    if let Some(extra) = names
-        .iter()
-        .find(|name| !wanted.contains_key(name.as_str()))
-    {
-        return Err(Error::UnexpectedTensor(extra.clone()));
-    }
+    check_names(&expected, file.names())?;
     let mut tensors = BTreeMap::new();
     for (name, shape) in &expected {
         let view = file
             .tensor(name)
             .map_err(|_| Error::MissingTensor(name.clone()))?;
-        if view.shape() != shape.as_slice() {
-            return Err(Error::TensorShape {
-                name: name.clone(),
-                found: view.shape().to_vec(),
-                expected: shape.clone(),
-            });
-        }
+        check_shape(name, view.shape(), shape)?;
         let data: Vec<f32> = match view.dtype() {
             Dtype::F32 => view
                 .data()
@@ -110,19 +95,52 @@ pub fn read_weights(config: &ModelConfig, bytes: &[u8]) -> Result<BTreeMap<Strin
             },
         );
     }
-    // The positional-encoding table is the one allocation the file does not pay for: bound it.
+    check_positional_bound(config, bytes.len())?;
+    Ok(tensors)
+}
+
+/// An error for the first name (in sorted order) that is not one of `expected`'s.
+pub(super) fn check_names<'a>(
+    expected: &[(String, Vec<usize>)],
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<()> {
+    let wanted: HashMap<&str, &Vec<usize>> =
+        expected.iter().map(|(n, s)| (n.as_str(), s)).collect();
+    let mut names: Vec<&str> = names.into_iter().collect();
+    names.sort_unstable();
+    match names.into_iter().find(|name| !wanted.contains_key(name)) {
+        Some(extra) => Err(Error::UnexpectedTensor(extra.to_string())),
+        None => Ok(()),
+    }
+}
+
+/// An error unless tensor `name`'s shape `found` is the config's `expected`.
+pub(super) fn check_shape(name: &str, found: &[usize], expected: &[usize]) -> Result<()> {
+    if found == expected {
+        return Ok(());
+    }
+    Err(Error::TensorShape {
+        name: name.to_string(),
+        found: found.to_vec(),
+        expected: expected.to_vec(),
+    })
+}
+
+/// The positional-encoding table is the one allocation the file does not pay for: bound it by
+/// the file's size (`file_len` bytes).
+pub(super) fn check_positional_bound(config: &ModelConfig, file_len: usize) -> Result<()> {
     let pe_bytes = config
         .max_len
         .saturating_mul(config.d_model)
         .saturating_mul(4);
-    if pe_bytes > bytes.len() {
+    if pe_bytes > file_len {
         return Err(Error::ConfigRange {
             field: "max_len",
             value: config.max_len.to_string(),
             expected: "max_len × d_model × 4 bytes no larger than the weights file",
         });
     }
-    Ok(tensors)
+    Ok(())
 }
 
 /// The positional table of a model folder's model: the one its config implies, or, for a

@@ -122,7 +122,7 @@ impl Transformer {
         // every <pad> sits after the last real token, so causality already hides it from every
         // real position (pad rows carry no loss). Masking target <pad> ids as well would make
         // this path differ from step-by-step decoding whenever a model emits the <pad> id.
-        let x = self.embed(&self.tgt_embed, tgt, 0);
+        let x = self.embed(&self.tgt_embed, tgt, 0, input.packed.map(|p| (p, true)));
         self.run_decoder(x, input, layers)
     }
 
@@ -140,7 +140,7 @@ impl Transformer {
         cache: &mut [Option<KeyValue>],
         packed: Option<&PackedWeights>,
     ) -> DecoderOutput {
-        let x = self.embed(&self.tgt_embed, tokens, position);
+        let x = self.embed(&self.tgt_embed, tokens, position, packed.map(|p| (p, true)));
         let input = DecoderRun {
             cross,
             padding_mask,

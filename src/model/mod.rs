@@ -193,12 +193,19 @@ impl Transformer {
     }
 
     /// The token embedding of `ids` from `embedding` (the source or the target table), times
-    /// [`Transformer::embedding_scale`].
+    /// [`Transformer::embedding_scale`]. `kept`: packed weights and the side (`true`: target)
+    /// whose table they keep instead of the model (a big model loaded packed: `packed::PackedTable`).
     ///
     /// # Shapes
     /// `ids: [batch, len]` → `[batch, len, d_model]`.
-    pub fn token_embedding(&self, embedding: &Embedding, ids: Tensor<2, Int>) -> Tensor<3> {
-        let x = embedding.forward(ids); // [batch, len, d_model]
+    pub fn token_embedding(
+        &self,
+        embedding: &Embedding,
+        ids: Tensor<2, Int>,
+        kept: Option<(&PackedWeights, bool)>,
+    ) -> Tensor<3> {
+        let x = kept.and_then(|(packed, target)| packed.embedding(target, &ids));
+        let x = x.unwrap_or_else(|| embedding.forward(ids)); // [batch, len, d_model]
         if self.embed_scale {
             x.mul_scalar(self.embedding_scale())
         } else {
@@ -224,9 +231,15 @@ impl Transformer {
     ///
     /// # Shapes
     /// `ids: [batch, len]` → `[batch, len, d_model]`.
-    fn embed(&self, embedding: &Embedding, ids: Tensor<2, Int>, start: usize) -> Tensor<3> {
+    fn embed(
+        &self,
+        embedding: &Embedding,
+        ids: Tensor<2, Int>,
+        start: usize,
+        kept: Option<(&PackedWeights, bool)>,
+    ) -> Tensor<3> {
         let [_, len] = ids.dims();
-        let x = self.token_embedding(embedding, ids); // [batch, len, d_model]
+        let x = self.token_embedding(embedding, ids, kept); // [batch, len, d_model]
         let x = match self.positions(start, len) {
             Some(pe) => x + pe.unsqueeze_dim::<3>(0), // + [1, len, d_model]
             None => x,
@@ -278,7 +291,7 @@ impl Transformer {
         packed: Option<&PackedWeights>,
     ) -> (Tensor<3>, Vec<AttentionOutput>, Tensor<4, Bool>) {
         let padding_mask = self.padding_mask(src.clone());
-        let mut x = self.embed(&self.src_embed, src, 0);
+        let mut x = self.embed(&self.src_embed, src, 0, packed.map(|p| (p, false)));
         let mut attention = Vec::with_capacity(layers);
         for (index, layer) in self.encoder_layers.iter().take(layers).enumerate() {
             let keep = probe

@@ -26,11 +26,14 @@ pub use heads::{AblationReport, HeadImportance, Importance};
 pub use inspect::Inspect;
 pub use stages::{layer_entropy, masked_softmax, mean_row_entropy, Focus, HeadStages};
 
+use std::collections::BTreeMap;
+
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
 use self::readback::{flat, read_back};
 use crate::error::{Error, Result};
 use crate::files::folder::{LoadedModel, ModelFiles};
+use crate::files::stream::RawTensor;
 use crate::model::ablation::Ablation;
 use crate::model::config::ModelConfig;
 use crate::model::masks::Mask;
@@ -104,6 +107,23 @@ impl Session {
     /// Load the files onto `device` and open a session.
     pub fn load(files: ModelFiles<'_>, device: Device) -> Result<Self> {
         Ok(Self::new(LoadedModel::load(files, &device)?, device))
+    }
+
+    /// Load from a streamed weights file's tensors straight into packed weights, each freed once
+    /// used (`files::packed_load`; `texts`: config, source and target tokenizers): how the CPU
+    /// of a wasm module loads. The session packs again as such a module does (new weights).
+    /// `half`: see [`LoadedModel::load_packed`].
+    pub fn load_packed(
+        texts: [&[u8]; 3],
+        tensors: BTreeMap<String, RawTensor>,
+        device: Device,
+        half: Option<bool>,
+    ) -> Result<Self> {
+        let (loaded, packed) = LoadedModel::load_packed(texts, tensors, &device, half)?;
+        let mut session = Self::new(loaded, device);
+        session.packed_intact = Some(packed);
+        session.pack_everywhere = true;
+        Ok(session)
     }
 
     /// A second session over the same weights (shared, not copied: burn's tensors and the

@@ -5,7 +5,7 @@
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, WeightsFile};
+use super::js_error;
 use crate::files::memory::{check_fits, WASM32_BYTES};
 use crate::import::{marian, marian_config, CheckpointFiles, ImportOptions};
 
@@ -57,7 +57,9 @@ pub fn import_marian(
     drop(checkpoint);
     let out = Object::new();
     let folder = imported.folder;
-    let weights = JsValue::from(WeightsFile::from_bytes(folder.weights));
+    // The converted file goes to JS whole: the worker keeps it there (a snapshot replay or a
+    // WebGPU session reads it again) and streams it into a `WeightsFile` for the CPU session.
+    let weights = JsValue::from(Uint8Array::from(&folder.weights[..]));
     let set = |key: &str, value: &JsValue| Reflect::set(&out, &key.into(), value).map(|_| ());
     let bytes = |data: &[u8]| JsValue::from(Uint8Array::from(data));
     let written = set("config", &bytes(&folder.config))

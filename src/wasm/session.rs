@@ -56,23 +56,25 @@ impl WebSession {
     }
 
     /// Load a model on the CPU from weights streamed into this module ([`WeightsFile`]), so
-    /// that they are never held in JS as well. Nothing here reads the file afterwards: the
-    /// worker frees it (or moves it out with `take`) once the session is made.
+    /// that they are never held in JS as well, straight into packed weights: the file's
+    /// tensors are taken from it (it is empty afterwards) and each freed once used.
     #[wasm_bindgen(js_name = createCpu)]
     pub fn create_cpu(
         config: Vec<u8>,
-        weights: &WeightsFile,
+        weights: &mut WeightsFile,
         src_tokenizer: Vec<u8>,
         tgt_tokenizer: Vec<u8>,
     ) -> Result<WebSession, JsError> {
         constructors::run_once();
-        let files = ModelFiles {
-            config: &config,
-            weights: weights.as_bytes(),
-            src_tokenizer: &src_tokenizer,
-            tgt_tokenizer: &tgt_tokenizer,
-        };
-        Self::open(files, Device::flex(), "cpu")
+        let tensors = weights.take_tensors().map_err(js_error)?;
+        let texts = [&config[..], &src_tokenizer[..], &tgt_tokenizer[..]];
+        let session = crate::session::Session::load_packed(texts, tensors, Device::flex(), None)
+            .map_err(js_error)?;
+        Ok(WebSession {
+            session,
+            backend: "cpu",
+            focus: Focus::DEFAULT,
+        })
     }
 
     fn open(

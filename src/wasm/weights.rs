@@ -1,76 +1,69 @@
 //! A model's weights file streamed into the module in chunks, so that a big model's bytes are
-//! never whole in JS and in wasm at once, and the check that refuses a model too big for the
+//! never whole in JS and in wasm at once (and in wasm, never whole: a tensor at a time), and the check that refuses a model too big for the
 //! module before anything is allocated ([`crate::files::memory`]).
 
 use wasm_bindgen::prelude::*;
 
 use super::js_error;
 use crate::error::Error;
+use std::collections::BTreeMap;
+
 use crate::files::memory::{check_fits, WASM32_BYTES};
+use crate::files::stream::{RawTensor, WeightsStream};
 use crate::model::config::ModelConfig;
 
-/// A weights file, filled chunk by chunk to the size announced when it was made.
+/// A weights file, filled chunk by chunk to the size announced when it was made, and split into
+/// its tensors as they arrive ([`WeightsStream`]): `Session.createCpu` frees each one as it is
+/// used, so the module never holds the whole file beside the model it becomes.
 #[wasm_bindgen]
 pub struct WeightsFile {
-    bytes: Vec<u8>,
-    size: usize,
+    stream: WeightsStream,
 }
 
 #[wasm_bindgen]
 impl WeightsFile {
-    /// An empty file that will hold `size` bytes (reserved now, so that a file the module
-    /// cannot hold is refused before any chunk is read).
+    /// An empty file that will hold `size` bytes (that much memory is reserved and given back
+    /// now, so that a file the module cannot hold is refused before any chunk is read).
     #[wasm_bindgen(constructor)]
     pub fn new(size: f64) -> Result<WeightsFile, JsError> {
         let size = size as usize;
-        let mut bytes = Vec::new();
-        bytes.try_reserve_exact(size).map_err(|_| {
+        let mut room: Vec<u8> = Vec::new();
+        room.try_reserve_exact(size).map_err(|_| {
             js_error(Error::Usage(format!(
                 "cannot reserve {} MB for the weights file",
                 size.div_ceil(1_000_000)
             )))
         })?;
-        Ok(WeightsFile { bytes, size })
+        drop(room);
+        Ok(WeightsFile {
+            stream: WeightsStream::new(size),
+        })
     }
 
     /// The file made of one buffer that is already whole (a shipped model's cached file).
     #[wasm_bindgen(js_name = fromBytes)]
-    pub fn from_bytes(bytes: Vec<u8>) -> WeightsFile {
-        let size = bytes.len();
-        WeightsFile { bytes, size }
+    pub fn from_bytes(bytes: &[u8]) -> Result<WeightsFile, JsError> {
+        let stream = WeightsStream::from_bytes(bytes).map_err(js_error)?;
+        Ok(WeightsFile { stream })
     }
 
-    /// Append the next chunk; more than the announced size is refused.
+    /// Append the next chunk; more than the announced size, or a header that is not a
+    /// safetensors file's, is refused.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsError> {
-        if self.bytes.len() + chunk.len() > self.size {
-            return Err(js_error(Error::Usage(format!(
-                "the weights file grew past its announced {} bytes",
-                self.size
-            ))));
-        }
-        self.bytes.extend_from_slice(chunk);
-        Ok(())
+        self.stream.push(chunk).map_err(js_error)
     }
 
     /// The bytes read so far.
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> f64 {
-        self.bytes.len() as f64
-    }
-
-    /// The bytes, moved out of the module (it keeps none): once the CPU session is made from
-    /// them, a file that JS cannot read again (an imported Hugging Face folder's) goes to JS,
-    /// for a snapshot replay or a WebGPU session, so that the module's memory holds no copy.
-    pub fn take(&mut self) -> Vec<u8> {
-        self.size = 0;
-        std::mem::take(&mut self.bytes)
+        self.stream.received() as f64
     }
 }
 
 impl WeightsFile {
-    /// The bytes, for loading.
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+    /// The file's tensors, taken (the file is empty afterwards); an error if it is not whole.
+    pub(crate) fn take_tensors(&mut self) -> Result<BTreeMap<String, RawTensor>, Error> {
+        std::mem::take(&mut self.stream).finish()
     }
 }
 

@@ -33,7 +33,7 @@ function pickHuggingFaceFiles(entries) {
 }
 
 /**
- * Read and convert a Hugging Face folder: { files: { config, weights (a WeightsFile),
+ * Read and convert a Hugging Face folder: { files: { config, weights (the converted file's bytes),
  * srcTokenizer, tgtTokenizer }, notes: [English text], weightsFile: the File its weights were read
  * from }. `onProgress` gets the reading's bytes, then { label, phase: 'convert' }.
  */

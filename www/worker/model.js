@@ -13,8 +13,8 @@ import { loadTimeline } from './training.js';
 
 export const model = {
   entry: null, // the current model's entry
-  // Its bytes, by modelFileNames() key; the weights in the CPU module (a WeightsFile) until the CPU
-  // session is made from them, then null: the module keeps no copy of the file.
+  // Its bytes, by modelFileNames() key; the weights in the CPU module (a WeightsFile, split into its
+  // tensors) until the CPU session is made from them, then null: the module keeps no copy of the file.
   files: null,
   // () => Promise<Uint8Array>: the weights file read again, for a snapshot replay or a WebGPU
   // session (through the cache, from the File picked, or from JS for an imported folder).
@@ -87,22 +87,31 @@ async function downloadModel() {
   const names = Object.entries(modelFileNames());
   const bytes = await Promise.all(names.map(([, name]) => modelFile(name)));
   const out = Object.fromEntries(names.map(([key], i) => [key, bytes[i]]));
-  out.weights = WeightsFile.fromBytes(out.weights);
+  out.weights = streamedFile(out.weights);
   return out;
+}
+
+/** Bytes that are whole in JS, streamed into a WeightsFile in 16 MB chunks (the module never copies them whole). */
+function streamedFile(bytes) {
+  const file = new WeightsFile(bytes.length);
+  for (let at = 0; at < bytes.length; at += 16 << 20) file.push(bytes.subarray(at, at + (16 << 20)));
+  return file;
 }
 
 /**
  * A local model's files, picked by name from the File objects the page sent and read here, the
  * hash of its weights file, and how to read that file again: [files, weightsHash, weights] (model's
- * `weights`; null for a Hugging Face folder, converted on the way, its notes kept in model.notes:
- * createSession keeps its converted file in JS).
+ * `weights`). A Hugging Face folder is converted on the way (its notes kept in model.notes); its
+ * converted file is kept in JS, where it is read again from.
  */
 async function readLocalModel() {
   const { entry } = model;
   if (isHuggingFaceFolder(entry.sources)) {
     const { files, notes, weightsFile } = await importHuggingFace(entry.sources, entry.folder, progress);
     model.notes = notes;
-    return [files, await fileHash(weightsFile), null];
+    const converted = files.weights;
+    files.weights = streamedFile(converted);
+    return [files, await fileHash(weightsFile), keptInJs(converted)];
   }
   const picked = pickModelFiles(entry.sources, modelFileNames());
   // A model too big for the module is refused from its config and its file's size, before
@@ -135,7 +144,6 @@ export async function createSession(backend) {
     return configure(await Session.create(files.config, weights, files.srcTokenizer, files.tgtTokenizer, backend));
   }
   const session = Session.createCpu(files.config, files.weights, files.srcTokenizer, files.tgtTokenizer);
-  model.weights ??= keptInJs(files.weights.take());
   files.weights.free();
   files.weights = null;
   return configure(session);

@@ -12,20 +12,32 @@ const HALF: usize = TILE / 2;
 /// (`[tiles][d_in][TILE]`); the bias is added by the caller.
 pub(super) fn apply(packed: &[f32], d_in: usize, d_out: usize, x: &[f32], out: &mut [f32]) {
     for (index, tile) in packed.chunks_exact(d_in * TILE).enumerate() {
-        let (start, weights) = (index * TILE, tile.as_chunks::<TILE>().0);
-        let width = TILE.min(d_out - start);
-        let mut rows = x.chunks_exact(d_in).zip(out.chunks_exact_mut(d_out));
-        while let Some((x0, out0)) = rows.next() {
-            match rows.next() {
-                Some((x1, out1)) => {
-                    let (sums0, sums1) = pair_product(x0, x1, weights);
-                    out0[start..start + width].copy_from_slice(&sums0[..width]);
-                    out1[start..start + width].copy_from_slice(&sums1[..width]);
-                }
-                None => {
-                    let sums = tile_product(x0, weights);
-                    out0[start..start + width].copy_from_slice(&sums[..width]);
-                }
+        apply_tile(index, tile, d_in, d_out, x, out);
+    }
+}
+
+/// [`apply`] for tile `index` alone (`tile`: its `d_in × TILE` weights): its outputs of each row.
+pub(super) fn apply_tile(
+    index: usize,
+    tile: &[f32],
+    d_in: usize,
+    d_out: usize,
+    x: &[f32],
+    out: &mut [f32],
+) {
+    let (start, weights) = (index * TILE, tile.as_chunks::<TILE>().0);
+    let width = TILE.min(d_out - start);
+    let mut rows = x.chunks_exact(d_in).zip(out.chunks_exact_mut(d_out));
+    while let Some((x0, out0)) = rows.next() {
+        match rows.next() {
+            Some((x1, out1)) => {
+                let (sums0, sums1) = pair_product(x0, x1, weights);
+                out0[start..start + width].copy_from_slice(&sums0[..width]);
+                out1[start..start + width].copy_from_slice(&sums1[..width]);
+            }
+            None => {
+                let sums = tile_product(x0, weights);
+                out0[start..start + width].copy_from_slice(&sums[..width]);
             }
         }
     }

@@ -5,7 +5,7 @@ use burn::module::Param;
 use burn::nn::Linear;
 use burn::tensor::{Device, Tensor};
 
-use super::PackedLinear;
+use super::{PackedLinear, PackedTable};
 use crate::error::{Error, Result};
 use crate::model::ablation::Ablation;
 use crate::model::config::ModelConfig;
@@ -113,6 +113,10 @@ pub struct PackedWeights {
     pub decoder: Vec<PackedDecoderLayer>,
     /// The vocabulary projection.
     pub projection: PackedLinear,
+    /// The source embedding table, when kept here rather than in the model ([`PackedTable`]).
+    pub src_table: Option<PackedTable>,
+    /// The target embedding table, when kept here.
+    pub tgt_table: Option<PackedTable>,
 }
 
 impl PackedWeights {
@@ -167,6 +171,8 @@ impl PackedWeights {
             encoder,
             decoder,
             projection,
+            src_table: None,
+            tgt_table: None,
         })
     }
 

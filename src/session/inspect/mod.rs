@@ -151,7 +151,7 @@ impl Session {
         let self_packed = layer_packed.map(|l| &l.self_attn);
         let ids = &state.trace.src_ids;
         let (x_query, input, embedding) =
-            self.input_reads(&x, &model.src_embed, ids, request, reads);
+            self.input_reads(&x, (&model.src_embed, false), ids, request, reads);
         // Every source position's keys and values: [1, heads, src_len, d_k].
         let kv = layer
             .self_attn
@@ -207,7 +207,7 @@ impl Session {
         let self_packed = layer_packed.map(|l| &l.self_attn);
         let ids = &state.trace.tgt_ids;
         let (x_query, input, embedding) =
-            self.input_reads(&x, &model.tgt_embed, ids, request, reads);
+            self.input_reads(&x, (&model.tgt_embed, true), ids, request, reads);
         // Every decoded position's keys and values, the later ones masked: [1, heads, rows, d_k].
         let kv = layer
             .self_attn
@@ -260,7 +260,7 @@ impl Session {
     fn input_reads(
         &self,
         x: &Tensor<3>,
-        table: &Embedding,
+        (table, target): (&Embedding, bool),
         ids: &[u32],
         request: Inspect,
         reads: &mut Reads,
@@ -269,7 +269,8 @@ impl Session {
         let model = &self.loaded.model;
         let embedding = (request.layer == 0).then(|| {
             let id = self.ids_tensor(&ids[position..=position], 1);
-            let token = model.token_embedding(table, id); // [1, 1, d_model]
+            let kept = self.packed.as_ref().map(|p| (p, target));
+            let token = model.token_embedding(table, id, kept); // [1, 1, d_model]
             let positional = model.positional_encoding.clone().narrow(0, position, 1); // [1, d_model]
             (reads.push(token), reads.push(positional))
         });
