@@ -7,7 +7,8 @@
 //   - the page's own figures (results.json's `page`, gathered here from benches/out: the real
 //     page's keystroke-to-redraw in browser.json, the first heatmap of each warm reload and of
 //     each cold first visit in first-heatmap.json, the longest main-thread task of each phase of
-//     each run in phases.json, a hover of the 129 × 128 heatmap in hover.json).
+//     each run in phases.json, a hover of the 129 × 128 heatmap in hover.json), and tc-big's
+//     wasm memory (memory-big.jsonl, issue 58 part 6).
 // Every row is met by issue 58's one rule (`metByRule`): the median of its runs within the budget
 // and no run over 1.1× it (the keystroke row has one run: its median over 49 keys; the phases'
 // rows one value per run: the longest main-thread task).
@@ -26,6 +27,7 @@ const FIRST_HEATMAP_MS = 700;
 const COLD_HEATMAP_MS = 1500;
 const HOVER_PAGE_MS = 4;
 const HOVER_FRAME_MS = 16;
+const BIG_MEMORY_MB = 1200;
 // The budget of each phase of benches/phases.mjs: a hover of the 129 × 128 heatmap is one frame.
 const HOVER_PHASE = 'hover a row of the heatmap';
 const PHASE_MS = { [HOVER_PHASE]: HOVER_FRAME_MS };
@@ -51,7 +53,14 @@ export function collectPage(out) {
   const first = read('first-heatmap.json');
   const phases = read('phases.json');
   const hover = read('hover.json');
+  const big = existsSync(join(out, 'memory-big.jsonl'))
+    ? readFileSync(join(out, 'memory-big.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+    : null;
   return {
+    bigMemory: big?.length ? big : null,
     keystroke: browser?.page?.keystrokeToRedraw ?? null,
     firstHeatmap: first
       ? { model: first.model, warm: first.warm.map((w) => w.firstHeatmap), cold: (first.colds ?? [first.cold]).map((c) => c.firstHeatmap) }
@@ -179,7 +188,20 @@ function pageRows(page) {
     );
   }
   rows.push(...hoverRows(page?.hover));
+  rows.push(...bigMemoryRows(page?.bigMemory));
   return rows;
+}
+
+/** tc-big's memory (benches/memory-big.mjs, one JSON line a run): the CPU module's high-water mark. */
+function bigMemoryRows(runs) {
+  if (!runs) return [];
+  const stages = Object.keys(runs[0].stages);
+  const highWater = runs.map((r) => Math.max(...stages.map((s) => r.stages[s].wasmMB)));
+  const of = (stage) => wholeMs(median(runs.map((r) => r.stages[stage].ms)));
+  const spread = `${Math.min(...highWater).toLocaleString('en')}–${Math.max(...highWater).toLocaleString('en')}`;
+  return [
+    `| opus-mt-tc-big's shape (random, 293 M parameters, F16 file of ${Math.round(runs[0].weightBytes / 1e6)} MB) on the CPU module: wasm memory's high-water mark ≤ ${BIG_MEMORY_MB.toLocaleString('en')} MB, through load, translations, the comparison view's twin and the twin with heads off (\`benches/memory-big.mjs\`, ${runs.length} runs, each a fresh process) | ${median(highWater).toLocaleString('en')} MB (${spread}); load ${of('load')} ms, a translation ${of('firstTranslation')} ms | – | ${metByRule(highWater, BIG_MEMORY_MB)} |`,
+  ];
 }
 
 /** Whole milliseconds, with thousands separated: `1,265`. */

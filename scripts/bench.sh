@@ -53,6 +53,15 @@ base_model() { # the paper's base size with random weights, long enough for 128-
   target/release/attnscope random base --out "$BASE_DIR" --max-len 160
 }
 
+big_memory() { # issue 58 part 6: opus-mt-tc-big's shape (random) on the CPU module, in Node; each
+  # run a fresh process (wasm memory never shrinks), its JSON line kept for the budget table
+  [ -f benches/out/random-tc-big/model.safetensors ] ||
+    target/release/attnscope random tc-big --out benches/out/random-tc-big --max-len 24
+  rm -f benches/out/memory-big.jsonl
+  for _ in 1 2 3 4 5; do node benches/memory-big.mjs >> benches/out/memory-big.jsonl; done
+  node benches/memory-big.mjs --summary benches/out/memory-big.jsonl | tee benches/out/memory-big.md
+}
+
 browser_base() { # the base size on every browser engine, each decoding BASE_OUT_TOKENS tokens
   # WebGPU runs on SwiftShader (seconds a step at this size): 1 sample, and no warm-up beyond the
   # checked decode of the same sentence that precedes every measurement.
@@ -79,6 +88,7 @@ stage "ONNX export + check (random base size)" benches/.venv/bin/python benches/
 stage "native: attnscope (burn flex) and onnxruntime CPU, alternating, $REPEATS runs each" native_runs
 stage "browser" env PAGE_LOADS="$REPEATS" bash -c 'set -o pipefail; node benches/browser.mjs "$@" | tee benches/out/browser.md' - "${SHIPPED[@]}"
 stage "browser: translate time per shipped model" bash -c 'set -o pipefail; node benches/translate.mjs | tee benches/out/translate.md'
+stage "CPU module: opus-mt-tc-big's memory, 5 runs" big_memory
 stage "browser: large random models (opus-mt and base size)" bash -c 'set -o pipefail; node benches/big-model.mjs | tee benches/out/big-model.md'
 stage "browser: base size, $BASE_OUT_TOKENS output tokens, $REPEATS loads" browser_base
 stage "browser: the journey view's scrub (another token or layer → redrawn)" bash -c 'set -o pipefail; node benches/journey.mjs | tee benches/out/journey.md'

@@ -190,6 +190,10 @@ fn compare_streamed(folder: &ModelFolder) {
     let config =
         attnscope::ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap()).unwrap();
     let snapshot = common::random_weights(&config, 11);
+    let texts = common::TINY_TEXTS;
+    // A pass before any sentence (the page's padding demo): gemm's numbers, not a crash on the
+    // streamed session's empty matrices.
+    let before = json!(block_on(common::session(folder).padded_batch(&texts)).unwrap());
     let mut packed = common::session(folder);
     packed.pack_everywhere();
     let expected = visit(&mut packed, &snapshot);
@@ -198,6 +202,13 @@ fn compare_streamed(folder: &ModelFolder) {
         _ => &[false],
     };
     for &half in halves {
+        let mut session = streamed(folder, half);
+        let batch = json!(block_on(session.padded_batch(&texts)).unwrap());
+        assert_same(
+            &format!("half {half}, a batch before any sentence"),
+            &before,
+            &batch,
+        );
         let mut session = streamed(folder, half);
         assert!(
             PackedWeights::dropped(session.intact_model()),

@@ -3,16 +3,19 @@
 //! file held whole stays whole until the last tensor is read (opus-mt-tc-big's 586 MB, held
 //! beside the model it was becoming).
 //!
-//! The header is checked as safetensors checks it: its length, its JSON, every tensor's byte
-//! range inside the data and no two overlapping, each range the size its dtype and shape say.
+//! The header is checked as safetensors checks it (its length, up to 1 MB here; its JSON; the
+//! tensors' byte ranges following each other from the data's start to its end, no gap and no
+//! overlap; each range the size its dtype and shape say).
 //! Names, shapes and dtypes against the config are the loader's ([`super::weights`]).
 
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
 
-/// The largest header accepted (safetensors' own limit).
-const MAX_HEADER: usize = 100_000_000;
+/// The largest header accepted: 1 MB (safetensors allows 100 MB). An attnscope file names a few
+/// hundred tensors in tens of KB, and a header is parsed into JSON values first, which take many
+/// times the text's size: a hostile 100 MB header could exhaust the module's memory.
+const MAX_HEADER: usize = 1 << 20;
 
 /// One tensor of the file: its dtype as the header names it (`F16`, `F32`, …), PyTorch shape,
 /// and bytes (little-endian, row-major).
@@ -203,13 +206,15 @@ impl WeightsStream {
             tensors.push((name, tensor));
         }
         tensors.sort_by_key(|(_, tensor)| tensor.range);
-        for pair in tensors.windows(2) {
-            if pair[1].1.range.0 < pair[0].1.range.1 {
+        let mut at = 0;
+        for (name, tensor) in &tensors {
+            if tensor.range.0 != at {
                 return Err(format_error(format!(
-                    "tensors `{}` and `{}` overlap",
-                    pair[0].0, pair[1].0
+                    "tensor `{name}` starts at byte {} of the data, not at {at}",
+                    tensor.range.0
                 )));
             }
+            at = tensor.range.1;
         }
         let last = tensors.iter().map(|(_, t)| t.range.1).max().unwrap_or(0);
         if last > data_len {
@@ -229,8 +234,8 @@ impl WeightsStream {
         Ok(())
     }
 
-    /// Data bytes from `chunk`, the first at `at` in the data: into the tensors they belong to
-    /// (bytes between tensors are skipped). How many were taken.
+    /// Data bytes from `chunk`, the first at `at` in the data, into the tensor they belong to
+    /// (the ranges follow each other: `read_header` checked it). How many were taken.
     fn take_data(&mut self, chunk: &[u8], at: usize) -> Result<usize> {
         let Some((name, tensor)) = self.tensors.get_mut(self.next) else {
             return Ok(chunk.len()); // none: the header said the data is empty

@@ -121,6 +121,9 @@ impl Session {
     ) -> Result<Self> {
         let (loaded, packed) = LoadedModel::load_packed(texts, tensors, &device, half)?;
         let mut session = Self::new(loaded, device);
+        // Every head on: the model's own packed weights are these (shared). A pass before any
+        // sentence (the padding demo's batch) reads them too: the model's matrices are empty.
+        session.packed = Some(packed.clone());
         session.packed_intact = Some(packed);
         session.pack_everywhere = true;
         Ok(session)

@@ -42,8 +42,8 @@ pub fn check_marian_size(
 
 /// Convert the folder `folder` (its name, or undefined for loose files) whose files are
 /// `names[i]` ↔ `files[i]`. Answers `{ config, weights, srcTokenizer, tgtTokenizer }` (bytes,
-/// as `Session.create` takes them, except the weights: a [`WeightsFile`] of this module) and
-/// `notes` (what the import did not apply, in English).
+/// as `Session.create` takes them; the worker streams the weights into a `WeightsFile` for
+/// `Session.createCpu`) and `notes` (what the import did not apply, in English).
 #[wasm_bindgen(js_name = importMarian)]
 pub fn import_marian(
     folder: Option<String>,

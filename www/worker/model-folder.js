@@ -81,6 +81,7 @@ async function readFile(file, onRead, makeSink) {
   const bytes = sink ? null : new Uint8Array(file.size);
   let offset = 0;
   let reader;
+  let pushing = false; // the sink refused a chunk (a weights file's header is checked as it streams in)
   try {
     reader = file.stream().getReader();
     onRead(0);
@@ -88,13 +89,15 @@ async function readFile(file, onRead, makeSink) {
       const { done, value } = await reader.read();
       if (done) break;
       if (offset + value.length > file.size) throw new FolderProblem('openModel.changed', { file: file.name });
+      pushing = true;
       if (sink) sink.push(value);
       else bytes.set(value, offset);
+      pushing = false;
       offset += value.length;
       onRead(offset);
     }
   } catch (error) {
-    if (error instanceof FolderProblem) throw error;
+    if (error instanceof FolderProblem || pushing) throw error;
     // The browser refuses a file that was moved or changed after it was picked.
     throw new FolderProblem('openModel.unreadable', { file: file.name, error: error?.message || String(error) });
   }

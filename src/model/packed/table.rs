@@ -38,7 +38,8 @@ impl PackedTable {
                 d_model,
             } => {
                 let row = width * d_model;
-                let Some(bytes) = bytes.get(id * row..(id + 1) * row) else {
+                let start = id.saturating_mul(row);
+                let Some(bytes) = bytes.get(start..start.saturating_add(row)) else {
                     return;
                 };
                 if *width == 2 {
