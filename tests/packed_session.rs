@@ -202,7 +202,7 @@ fn compare_streamed(folder: &ModelFolder) {
         _ => &[false],
     };
     for &half in halves {
-        let mut session = streamed(folder, half);
+        let session = streamed(folder, half);
         let batch = json!(block_on(session.padded_batch(&texts)).unwrap());
         assert_same(
             &format!("half {half}, a batch before any sentence"),
