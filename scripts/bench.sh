@@ -10,6 +10,9 @@
 #      export and check, then attnscope CPU wasm, WebGPU wasm (SwiftShader: $BASE_GPU_LENGTHS
 #      source tokens, 1 run) and onnxruntime-web in one page, every engine decoding
 #      $BASE_OUT_TOKENS tokens, sources of 8–128 tokens, $BASE_RUNS samples, $REPEATS loads;
+#      and opus-mt-tc-big's shape (a random model, benches/out/random-tc-big) on the CPU module
+#      in Node: its wasm memory through load, translations and the twin (benches/memory-big.mjs,
+#      5 fresh processes);
 #   4. the journey view's scrub time (benches/journey.mjs), what the first heatmap after a warm
 #      reload is made of (benches/first-heatmap.mjs: the page's and the worker's phases), and the page's responsiveness budgets (benches/phases.mjs: long tasks of a large model's views,
 #      the WebGPU device-lost switch), moved out of the tests, and a hover of the large model's

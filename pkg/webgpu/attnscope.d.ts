@@ -47,8 +47,8 @@ export class Session {
     config(): any;
     /**
      * Load a model on the CPU from weights streamed into this module ([`WeightsFile`]), so
-     * that they are never held in JS as well. Nothing here reads the file afterwards: the
-     * worker frees it (or moves it out with `take`) once the session is made.
+     * that they are never held in JS as well, straight into packed weights: the file's
+     * tensors are taken from it (it is empty afterwards) and each freed once used.
      */
     static createCpu(config: Uint8Array | number[], weights: WeightsFile, src_tokenizer: Uint8Array | number[], tgt_tokenizer: Uint8Array | number[]): Session;
     /**
@@ -144,7 +144,9 @@ export class Session {
 }
 
 /**
- * A weights file, filled chunk by chunk to the size announced when it was made.
+ * A weights file, filled chunk by chunk to the size announced when it was made, and split into
+ * its tensors as they arrive ([`WeightsStream`]): `Session.createCpu` frees each one as it is
+ * used, so the module never holds the whole file beside the model it becomes.
  */
 export class WeightsFile {
     free(): void;
@@ -154,20 +156,15 @@ export class WeightsFile {
      */
     static fromBytes(bytes: Uint8Array | number[]): WeightsFile;
     /**
-     * An empty file that will hold `size` bytes (reserved now, so that a file the module
-     * cannot hold is refused before any chunk is read).
+     * An empty file that will hold `size` bytes (that much memory is reserved and given back
+     * now, so that a file the module cannot hold is refused before any chunk is read).
      */
     constructor(size: number);
     /**
-     * Append the next chunk; more than the announced size is refused.
+     * Append the next chunk; more than the announced size, or a header that is not a
+     * safetensors file's, is refused.
      */
     push(chunk: Uint8Array | number[]): void;
-    /**
-     * The bytes, moved out of the module (it keeps none): once the CPU session is made from
-     * them, a file that JS cannot read again (an imported Hugging Face folder's) goes to JS,
-     * for a snapshot replay or a WebGPU session, so that the module's memory holds no copy.
-     */
-    take(): Uint8Array;
     /**
      * The bytes read so far.
      */
@@ -223,8 +220,8 @@ export function defaultFocus(): any;
 /**
  * Convert the folder `folder` (its name, or undefined for loose files) whose files are
  * `names[i]` ↔ `files[i]`. Answers `{ config, weights, srcTokenizer, tgtTokenizer }` (bytes,
- * as `Session.create` takes them, except the weights: a [`WeightsFile`] of this module) and
- * `notes` (what the import did not apply, in English).
+ * as `Session.create` takes them; the worker streams the weights into a `WeightsFile` for
+ * `Session.createCpu`) and `notes` (what the import did not apply, in English).
  */
 export function importMarian(folder: string | null | undefined, names: string[], files: Uint8Array[]): any;
 
@@ -297,19 +294,18 @@ export interface InitOutput {
     readonly session_translate: (a: number, b: number, c: number) => any;
     readonly session_twin: (a: number) => number;
     readonly start: () => void;
-    readonly weightsfile_fromBytes: (a: number, b: number) => number;
+    readonly weightsfile_fromBytes: (a: number, b: number) => [number, number, number];
     readonly weightsfile_length: (a: number) => number;
     readonly weightsfile_new: (a: number) => [number, number, number];
     readonly weightsfile_push: (a: number, b: number, c: number) => [number, number];
-    readonly weightsfile_take: (a: number) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca: (a: number, b: number, c: any) => [number, number];
-    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51: (a: number, b: number, c: any) => [number, number];
-    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53: (a: number, b: number, c: any) => [number, number];
+    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50: (a: number, b: number, c: any) => [number, number];
+    readonly wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52: (a: number, b: number, c: any) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__hd4603ca9258db463: (a: number, b: number, c: any) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__he303ae171432e2ac: (a: number, b: number, c: any, d: any) => void;
     readonly wasm_bindgen__convert__closures_____invoke__he38f5bd5175b727b: (a: number, b: number, c: any) => [number, number];
     readonly wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f: (a: number, b: number, c: any) => void;
-    readonly wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50: (a: number, b: number, c: any) => void;
+    readonly wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49: (a: number, b: number, c: any) => void;
     readonly __wbindgen_malloc: (a: number, b: number) => number;
     readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
     readonly __wbindgen_free: (a: number, b: number, c: number) => void;

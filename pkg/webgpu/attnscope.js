@@ -111,8 +111,8 @@ export class Session {
     }
     /**
      * Load a model on the CPU from weights streamed into this module ([`WeightsFile`]), so
-     * that they are never held in JS as well. Nothing here reads the file afterwards: the
-     * worker frees it (or moves it out with `take`) once the session is made.
+     * that they are never held in JS as well, straight into packed weights: the file's
+     * tensors are taken from it (it is empty afterwards) and each freed once used.
      * @param {Uint8Array | number[]} config
      * @param {WeightsFile} weights
      * @param {Uint8Array | number[]} src_tokenizer
@@ -396,7 +396,9 @@ export class Session {
 if (Symbol.dispose) Session.prototype[Symbol.dispose] = Session.prototype.free;
 
 /**
- * A weights file, filled chunk by chunk to the size announced when it was made.
+ * A weights file, filled chunk by chunk to the size announced when it was made, and split into
+ * its tensors as they arrive ([`WeightsStream`]): `Session.createCpu` frees each one as it is
+ * used, so the module never holds the whole file beside the model it becomes.
  */
 export class WeightsFile {
     static __wrap(ptr) {
@@ -424,7 +426,10 @@ export class WeightsFile {
         const ptr0 = passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.weightsfile_fromBytes(ptr0, len0);
-        return WeightsFile.__wrap(ret);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return WeightsFile.__wrap(ret[0]);
     }
     /**
      * The bytes read so far.
@@ -435,8 +440,8 @@ export class WeightsFile {
         return ret;
     }
     /**
-     * An empty file that will hold `size` bytes (reserved now, so that a file the module
-     * cannot hold is refused before any chunk is read).
+     * An empty file that will hold `size` bytes (that much memory is reserved and given back
+     * now, so that a file the module cannot hold is refused before any chunk is read).
      * @param {number} size
      */
     constructor(size) {
@@ -449,7 +454,8 @@ export class WeightsFile {
         return this;
     }
     /**
-     * Append the next chunk; more than the announced size is refused.
+     * Append the next chunk; more than the announced size, or a header that is not a
+     * safetensors file's, is refused.
      * @param {Uint8Array | number[]} chunk
      */
     push(chunk) {
@@ -459,18 +465,6 @@ export class WeightsFile {
         if (ret[1]) {
             throw takeFromExternrefTable0(ret[0]);
         }
-    }
-    /**
-     * The bytes, moved out of the module (it keeps none): once the CPU session is made from
-     * them, a file that JS cannot read again (an imported Hugging Face folder's) goes to JS,
-     * for a snapshot replay or a WebGPU session, so that the module's memory holds no copy.
-     * @returns {Uint8Array}
-     */
-    take() {
-        const ret = wasm.weightsfile_take(this.__wbg_ptr);
-        var v1 = getArrayU8FromWasm0(ret[0], ret[1]).slice();
-        wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
-        return v1;
     }
 }
 if (Symbol.dispose) WeightsFile.prototype[Symbol.dispose] = WeightsFile.prototype.free;
@@ -591,8 +585,8 @@ export function defaultFocus() {
 /**
  * Convert the folder `folder` (its name, or undefined for loose files) whose files are
  * `names[i]` ↔ `files[i]`. Answers `{ config, weights, srcTokenizer, tgtTokenizer }` (bytes,
- * as `Session.create` takes them, except the weights: a [`WeightsFile`] of this module) and
- * `notes` (what the import did not apply, in English).
+ * as `Session.create` takes them; the worker streams the weights into a `WeightsFile` for
+ * `Session.createCpu`) and `notes` (what the import did not apply, in English).
  * @param {string | null | undefined} folder
  * @param {string[]} names
  * @param {Uint8Array[]} files
@@ -1481,36 +1475,32 @@ function __wbg_get_imports() {
             const ret = arg0.valueOf();
             return ret;
         },
-        __wbg_weightsfile_new: function(arg0) {
-            const ret = WeightsFile.__wrap(arg0);
-            return ret;
-        },
         __wbg_writeBuffer_dbc00ede89a23b5e: function() { return handleError(function (arg0, arg1, arg2, arg3, arg4, arg5, arg6) {
             arg0.writeBuffer(arg1, arg2, getArrayU8FromWasm0(arg3, arg4), arg5, arg6);
         }, arguments); },
         __wbindgen_generic_0000000000000001: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 25156, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [Externref], shim_idx: 25220, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__hd4603ca9258db463);
             return ret;
         },
         __wbindgen_generic_0000000000000002: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUDevice")], shim_idx: 13121, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUDevice")], shim_idx: 13131, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca);
             return ret;
         },
         __wbindgen_generic_0000000000000003: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUDeviceLostInfo")], shim_idx: 13122, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUDeviceLostInfo")], shim_idx: 13132, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
             const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f);
             return ret;
         },
         __wbindgen_generic_0000000000000004: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUUncapturedErrorEvent")], shim_idx: 13122, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("GPUUncapturedErrorEvent")], shim_idx: 13132, ret: Unit, inner_ret: Some(Unit) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49);
             return ret;
         },
         __wbindgen_generic_0000000000000005: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("any")], shim_idx: 13121, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("any")], shim_idx: 13131, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50);
             return ret;
         },
         __wbindgen_generic_0000000000000006: function(arg0, arg1) {
@@ -1519,8 +1509,8 @@ function __wbg_get_imports() {
             return ret;
         },
         __wbindgen_generic_0000000000000007: function(arg0, arg1) {
-            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("undefined")], shim_idx: 13121, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
-            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53);
+            // Cast intrinsic for `Closure(Closure { owned: true, function: Function { arguments: [NamedExternref("undefined")], shim_idx: 13131, ret: Result(Unit), inner_ret: Some(Result(Unit)) }, mutable: true }) -> Externref`.
+            const ret = makeMutClosure(arg0, arg1, wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52);
             return ret;
         },
         __wbindgen_generic_0000000000000008: function(arg0) {
@@ -1567,8 +1557,8 @@ function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f(arg0, arg
     wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f(arg0, arg1, arg2);
 }
 
-function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50(arg0, arg1, arg2) {
-    wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_50(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49(arg0, arg1, arg2) {
+    wasm.wasm_bindgen__convert__closures_____invoke__h5d65d463e84fd64f_49(arg0, arg1, arg2);
 }
 
 function wasm_bindgen__convert__closures_____invoke__hd4603ca9258db463(arg0, arg1, arg2) {
@@ -1585,8 +1575,8 @@ function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca(arg0, arg
     }
 }
 
-function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51(arg0, arg1, arg2) {
-    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_51(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50(arg0, arg1, arg2) {
+    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_50(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
@@ -1599,8 +1589,8 @@ function wasm_bindgen__convert__closures_____invoke__he38f5bd5175b727b(arg0, arg
     }
 }
 
-function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53(arg0, arg1, arg2) {
-    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_53(arg0, arg1, arg2);
+function wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52(arg0, arg1, arg2) {
+    const ret = wasm.wasm_bindgen__convert__closures_____invoke__h0e3229c277dd0fca_52(arg0, arg1, arg2);
     if (ret[1]) {
         throw takeFromExternrefTable0(ret[0]);
     }
