@@ -1,11 +1,11 @@
 //! A model folder: its file names (written here once), reading it from disk (native), and
 //! loading it — every file validated — into a model on a device.
 
+use std::collections::BTreeMap;
+
 use burn::tensor::Device;
 
 use crate::error::{Error, Result};
-use std::collections::BTreeMap;
-
 use crate::files::packed_load::{half_tiles, load_packed};
 use crate::files::stream::RawTensor;
 use crate::files::weights::{load_model, positional_table};
@@ -78,10 +78,8 @@ impl LoadedModel {
 
     /// Validate and load every file; any problem is a typed error, never a panic.
     pub fn load(files: ModelFiles<'_>, device: &Device) -> Result<Self> {
-        let [config, src_tokenizer, tgt_tokenizer] =
-            [files.config, files.src_tokenizer, files.tgt_tokenizer];
         let (config, src_tokenizer, tgt_tokenizer) =
-            read_texts(config, src_tokenizer, tgt_tokenizer)?;
+            read_texts([files.config, files.src_tokenizer, files.tgt_tokenizer])?;
         let positional = positional_table(&config, files.weights)?;
         let model = load_model(&config, &positional, files.weights, device)?;
         Ok(Self {
@@ -98,13 +96,12 @@ impl LoadedModel {
     /// F16 tiles for an F16 file's projections, or (`None`) where the model is big
     /// ([`half_tiles`]).
     pub fn load_packed(
-        [config, src_tokenizer, tgt_tokenizer]: [&[u8]; 3],
+        texts: [&[u8]; 3],
         tensors: BTreeMap<String, RawTensor>,
         device: &Device,
         half: Option<bool>,
     ) -> Result<(Self, PackedWeights)> {
-        let (config, src_tokenizer, tgt_tokenizer) =
-            read_texts(config, src_tokenizer, tgt_tokenizer)?;
+        let (config, src_tokenizer, tgt_tokenizer) = read_texts(texts)?;
         let half = half.unwrap_or_else(|| half_tiles(&config));
         let (positional, model, packed) = load_packed(&config, tensors, device, half)?;
         let loaded = Self {
@@ -118,11 +115,10 @@ impl LoadedModel {
     }
 }
 
-/// The config and the two tokenizers, each checked, and checked against each other.
+/// The config and the two tokenizers (`config.json`, source and target tokenizers' bytes),
+/// each checked, and checked against each other.
 fn read_texts(
-    config: &[u8],
-    src_tokenizer: &[u8],
-    tgt_tokenizer: &[u8],
+    [config, src_tokenizer, tgt_tokenizer]: [&[u8]; 3],
 ) -> Result<(ModelConfig, TextTokenizer, TextTokenizer)> {
     let text = std::str::from_utf8(config).map_err(|e| Error::NotUtf8 {
         file: FILE_NAMES.config,

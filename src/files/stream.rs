@@ -95,8 +95,8 @@ pub struct WeightsStream {
     received: usize,
     /// The header's bytes (its 8-byte length first) until it is whole.
     header: Vec<u8>,
-    /// Where the data starts (8 + the header's length), once the header is read.
-    data_start: Option<usize>,
+    /// Whether the header has been read (the data follows).
+    header_read: bool,
     /// Every tensor, by where it starts in the data; filled in that order.
     tensors: Vec<(String, RawTensor)>,
     /// The tensor being filled.
@@ -134,9 +134,9 @@ impl WeightsStream {
             )));
         }
         while !chunk.is_empty() {
-            let taken = match self.data_start {
-                None => self.take_header(chunk)?,
-                Some(start) => self.take_data(chunk, self.received - start)?,
+            let taken = match self.header_read {
+                false => self.take_header(chunk)?,
+                true => self.take_data(chunk)?,
             };
             self.received += taken;
             chunk = &chunk[taken..];
@@ -216,7 +216,7 @@ impl WeightsStream {
             }
             at = tensor.range.1;
         }
-        let last = tensors.iter().map(|(_, t)| t.range.1).max().unwrap_or(0);
+        let last = at; // where the contiguous tensors end
         if last > data_len {
             return Err(format_error(format!(
                 "the file is cut short: its header lists {last} bytes of tensors, and it holds {data_len}"
@@ -229,22 +229,19 @@ impl WeightsStream {
             )));
         }
         self.tensors = tensors;
-        self.data_start = Some(self.header.len());
+        self.header_read = true;
         self.header = Vec::new();
         Ok(())
     }
 
-    /// Data bytes from `chunk`, the first at `at` in the data, into the tensor they belong to
-    /// (the ranges follow each other: `read_header` checked it). How many were taken.
-    fn take_data(&mut self, chunk: &[u8], at: usize) -> Result<usize> {
+    /// Data bytes from `chunk` into the tensor being filled (the ranges follow each other,
+    /// `read_header` checked it, so the next byte is always that tensor's). How many were taken.
+    fn take_data(&mut self, chunk: &[u8]) -> Result<usize> {
         let Some((name, tensor)) = self.tensors.get_mut(self.next) else {
             return Ok(chunk.len()); // none: the header said the data is empty
         };
         let (begin, end) = tensor.range;
         let len = end - begin;
-        if at < begin {
-            return Ok((begin - at).min(chunk.len()));
-        }
         if tensor.bytes.capacity() < len {
             tensor.bytes.try_reserve_exact(len).map_err(|_| {
                 Error::Usage(format!(
@@ -269,7 +266,7 @@ impl WeightsStream {
                 self.received, self.size
             )));
         }
-        if self.data_start.is_none() {
+        if !self.header_read {
             return Err(format_error("the file ends inside its header".into()));
         }
         while let Some((_, tensor)) = self.tensors.get(self.next) {

@@ -143,16 +143,6 @@ impl PackedLinear {
         self.tiles.column(self.d_in, self.d_out, j, out);
     }
 
-    /// Whether the tiles are F16.
-    pub fn is_half(&self) -> bool {
-        matches!(self.tiles, Tiles::F16(_))
-    }
-
-    /// The bytes the tiles hold.
-    pub fn bytes(&self) -> usize {
-        self.tiles.bytes()
-    }
-
     /// Output width.
     pub fn d_out(&self) -> usize {
         self.d_out

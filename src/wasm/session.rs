@@ -52,7 +52,8 @@ impl WebSession {
             src_tokenizer: &src_tokenizer,
             tgt_tokenizer: &tgt_tokenizer,
         };
-        Self::open(files, device, backend)
+        let session = crate::session::Session::load(files, device).map_err(js_error)?;
+        Ok(Self::around(session, backend))
     }
 
     /// Load a model on the CPU from weights streamed into this module ([`WeightsFile`]), so
@@ -70,34 +71,22 @@ impl WebSession {
         let texts = [&config[..], &src_tokenizer[..], &tgt_tokenizer[..]];
         let session = crate::session::Session::load_packed(texts, tensors, Device::flex(), None)
             .map_err(js_error)?;
-        Ok(WebSession {
-            session,
-            backend: "cpu",
-            focus: Focus::DEFAULT,
-        })
+        Ok(Self::around(session, "cpu"))
     }
 
-    fn open(
-        files: ModelFiles<'_>,
-        device: Device,
-        backend: &'static str,
-    ) -> Result<WebSession, JsError> {
-        let session = crate::session::Session::load(files, device).map_err(js_error)?;
-        Ok(WebSession {
+    /// `session` on `backend`, focused where a new page focuses.
+    fn around(session: crate::session::Session, backend: &'static str) -> WebSession {
+        WebSession {
             session,
             backend,
             focus: Focus::DEFAULT,
-        })
+        }
     }
 
     /// A second session over the same weights, sharing them (the comparison view's): every head
     /// on, no sentence.
     pub fn twin(&self) -> WebSession {
-        WebSession {
-            session: self.session.twin(),
-            backend: self.backend,
-            focus: Focus::DEFAULT,
-        }
+        Self::around(self.session.twin(), self.backend)
     }
 
     /// The target-language codes a multi-target model reads at the start of the text

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use burn::tensor::{Int, Tensor, TensorData};
 
-use super::tiles::widen;
+use super::tiles::read_le;
 use super::{PackedLinear, PackedWeights};
 
 /// Where a kept table's rows are.
@@ -30,7 +30,6 @@ pub enum PackedTable {
 impl PackedTable {
     /// Row `id` into `out` (`d_model` values); zeros for an id past the table.
     fn row(&self, projection: &PackedLinear, id: usize, out: &mut [f32]) {
-        out.fill(0.0);
         match self {
             PackedTable::Rows {
                 bytes,
@@ -40,19 +39,10 @@ impl PackedTable {
                 let row = width * d_model;
                 let start = id.saturating_mul(row);
                 let Some(bytes) = bytes.get(start..start.saturating_add(row)) else {
+                    out.fill(0.0);
                     return;
                 };
-                if *width == 2 {
-                    let bits: Vec<u16> = bytes
-                        .chunks_exact(2)
-                        .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                        .collect();
-                    widen(&bits, out);
-                } else {
-                    for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-                        *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                    }
-                }
+                read_le(bytes, *width, out);
             }
             PackedTable::Projection => projection.weights_of(id, out),
         }

@@ -77,7 +77,8 @@ impl Tiles {
     }
 
     /// Bytes held.
-    pub(super) fn bytes(&self) -> usize {
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
         match self {
             Tiles::F32(packed) => packed.len() * 4,
             Tiles::F16(packed) => packed.len() * 2,
@@ -93,8 +94,27 @@ const SCALE: f32 = f32::from_bits(0x7780_0000);
 /// normal and subnormal values alike, then the sign. No branch: LLVM vectorises the loop.
 pub(crate) fn widen(half: &[u16], out: &mut [f32]) {
     for (o, &h) in out.iter_mut().zip(half) {
-        let magnitude = f32::from_bits(u32::from(h & 0x7fff) << 13) * SCALE;
-        *o = f32::from_bits(magnitude.to_bits() | (u32::from(h & 0x8000) << 16));
+        *o = widen_one(h);
+    }
+}
+
+/// One F16's bits widened ([`widen`]).
+fn widen_one(h: u16) -> f32 {
+    let magnitude = f32::from_bits(u32::from(h & 0x7fff) << 13) * SCALE;
+    f32::from_bits(magnitude.to_bits() | (u32::from(h & 0x8000) << 16))
+}
+
+/// A weights file's finite little-endian values into `out`: `width` 2, F16 (widened, [`widen`]),
+/// else F32.
+pub(super) fn read_le(bytes: &[u8], width: usize, out: &mut [f32]) {
+    if width == 2 {
+        for (o, b) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+            *o = widen_one(u16::from_le_bytes([b[0], b[1]]));
+        }
+    } else {
+        for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+            *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
     }
 }
 
@@ -122,26 +142,13 @@ pub(super) fn from_file_rows(
             }
             Tiles::F16(Arc::new(packed))
         }
-        (2, false) => {
-            let mut packed = vec![0.0f32; len];
-            let mut wide = vec![0.0f32; d_in];
-            let mut bits = vec![0u16; d_in];
-            for (j, row) in rows {
-                for (h, b) in bits.iter_mut().zip(row.chunks_exact(2)) {
-                    *h = u16::from_le_bytes([b[0], b[1]]);
-                }
-                widen(&bits, &mut wide);
-                for (i, &w) in wide.iter().enumerate() {
-                    packed[at(j, i)] = w;
-                }
-            }
-            Tiles::F32(Arc::new(packed))
-        }
         _ => {
             let mut packed = vec![0.0f32; len];
+            let mut values = vec![0.0f32; d_in];
             for (j, row) in rows {
-                for (i, b) in row.chunks_exact(4).enumerate() {
-                    packed[at(j, i)] = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                read_le(row, width, &mut values);
+                for (i, &w) in values.iter().enumerate() {
+                    packed[at(j, i)] = w;
                 }
             }
             Tiles::F32(Arc::new(packed))
