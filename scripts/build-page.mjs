@@ -6,7 +6,10 @@
 // clone serves it with no node_modules (docs/tests.md#the-committed-build-pkg).
 //
 // What it writes, side by side in pkg/page/ (so that one site root, '../../', serves them all):
-//   main.js                 the page (www/app/main.js, www/boot.js and what they import);
+//   boot.js                 what the page starts first (www/boot.js: the worker, the model list),
+//                           which index.html loads on its own, before the rest has arrived; the
+//                           bundles import it (bootApart);
+//   main.js                 the page (www/app/main.js and what it imports);
 //   worker.js               the model's worker (www/worker/worker.js, www/boot.js starts it);
 //   testing-hooks.js,       the test harnesses (www/testing/), loaded only in test mode (`?test`),
 //   testing-worker-hooks.js by the same dynamic imports as before: the page's own files carry none;
@@ -75,13 +78,32 @@ const wasmGlue = {
   },
 };
 
-/** The www/testing/ files in what the page loads without `?test` (main.js and its static chunks): none, or a failed build. */
+/**
+ * www/boot.js is a file of its own, pkg/page/boot.js, with no import: index.html loads it first and
+ * it runs as soon as it arrives (a chunk it imported was fetched only with the bundle's, ~140 ms
+ * later). The bundles import it from there (one module, one state), and it imports the test
+ * harness from its bundled name.
+ */
+const BOOT = join(www, 'boot.js');
+const bootApart = {
+  name: 'boot-apart',
+  setup(build) {
+    build.onResolve({ filter: /boot\.js$|testing\/hooks\.js$/ }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      if (path === BOOT && args.kind !== 'entry-point') return { path: './boot.js', external: true };
+      if (path === join(www, 'testing', 'hooks.js') && args.importer === BOOT) return { path: './testing-hooks.js', external: true };
+      return undefined;
+    });
+  },
+};
+
+/** The www/testing/ files in what the page loads without `?test` (boot.js, main.js and their static chunks): none, or a failed build. */
 function testCodeInPage(metafile, outdir) {
   const outputs = metafile.outputs;
   const name = (file) => relative(outdir, resolve(root, file));
   const byName = new Map(Object.keys(outputs).map((file) => [name(file), outputs[file]]));
   const seen = new Set();
-  const queue = ['main.js'];
+  const queue = ['boot.js', 'main.js'];
   while (queue.length) {
     const file = queue.pop();
     if (seen.has(file) || !byName.has(file)) continue;
@@ -116,9 +138,9 @@ export async function buildPage() {
     logLevel: 'warning',
     // www/boot.js starts the worker's bundle rather than www/worker/worker.js (a path from the site's root).
     define: { 'import.meta.workerScript': JSON.stringify('pkg/page/worker.js') },
-    plugins: [sitePaths, wasmGlue],
+    plugins: [sitePaths, wasmGlue, bootApart],
   });
-  const results = await Promise.all(BUNDLES.map((entries) => build(options(entries))));
+  const results = await Promise.all([...BUNDLES, { boot: BOOT }].map((entries) => build(options(entries))));
   const result = { metafile: { inputs: {}, outputs: {} } };
   for (const { metafile } of results) {
     Object.assign(result.metafile.inputs, metafile.inputs);

@@ -130,6 +130,53 @@ test('the page as a person opens it loads no test code, in the page or its worke
   });
 });
 
+test(
+  "a first visit fetches the CPU module and each of the first model's files once, the files read while the module loads; a reload fetches neither",
+  {
+    timeout: 120_000,
+  },
+  () =>
+    withPage(site.origin, '?backend=cpu', async ({ page, requests }) => {
+      await waitReady(page);
+      await waitOutput(page, showsApples);
+      const index = await page.evaluate(async () => (await fetch('/models/index.json')).json());
+      const model = index.models.find((m) => m.name === index.default);
+      const fetched = (path) => requests.filter((url) => new URL(url).pathname === path).length;
+      // www/boot.js runs on its own, before the bundle (pkg/page/boot.js).
+      assert.equal(fetched('/pkg/page/boot.js'), 1);
+      assert.equal(fetched('/pkg/cpu/attnscope_bg.wasm'), 1);
+      // The page's hint (prefetch) and init read the same files: one request each, no second read.
+      const top = Object.keys(model.files).filter((name) => !name.includes('/'));
+      assert.deepEqual(top.toSorted(), [
+        'config.json',
+        'heads.json',
+        'model.safetensors',
+        'src_tokenizer.json',
+        'tgt_tokenizer.json',
+        'timeline.json',
+        'train_log.tsv',
+      ]);
+      for (const name of top)
+        assert.equal(fetched(`/models/${model.name}/${name}`), 1, `${name} fetched ${fetched(`/models/${model.name}/${name}`)} times`);
+      // Read before init began (the page's `prefetch`, www/worker/model.js), not by init.
+      const [worker] = page.workers();
+      const [requested, init] = await worker.evaluate(() => [
+        performance.getEntriesByType('resource').find((entry) => entry.name.includes('/model.safetensors')).startTime,
+        performance.getEntriesByName('init: model files')[0].startTime,
+      ]);
+      assert.ok(requested < init, `the weights were requested at ${requested} ms, init began at ${init} ms`);
+      // The timeline's snapshots are read when one is picked, not at load.
+      assert.equal(requests.filter((url) => new URL(url).pathname.startsWith(`/models/${model.name}/timeline/`)).length, 0);
+      // Reloaded, the module and the files come from the Cache API (the module compiled from its
+      // cached Response): nothing is fetched again, and the page shows the same answer.
+      await page.reload();
+      await waitReady(page);
+      await waitOutput(page, showsApples);
+      assert.equal(fetched('/pkg/cpu/attnscope_bg.wasm'), 1);
+      for (const name of top) assert.equal(fetched(`/models/${model.name}/${name}`), 1, `${name} fetched again`);
+    }),
+);
+
 test('auto: a software-only WebGPU adapter (SwiftShader) keeps the faster CPU backend and says why', { timeout: 120_000 }, () =>
   withPage(site.origin, '?backend=auto', async ({ page }) => {
     await waitReady(page);

@@ -59,13 +59,9 @@ export function createClient({ onProgress, onBackend, onRefresh, onAnalysis, onD
       const entry = pending.get(msg.id);
       if (!entry) return;
       pending.delete(msg.id);
-      if (msg.ok) {
-        entry.resolve(msg.result);
-      } else {
-        const error = new Error(msg.error);
-        error.problem = msg.problem; // what the page can say in its own words, or null
-        entry.reject(error);
-      }
+      // problem: what the page can say in its own words, or null
+      if (msg.ok) entry.resolve(msg.result);
+      else entry.reject(Object.assign(new Error(msg.error), { problem: msg.problem }));
     }
   }
 
@@ -156,5 +152,7 @@ export function createClient({ onProgress, onBackend, onRefresh, onAnalysis, onD
     });
   }
 
-  return { spawn, retire, adopt, call, inUse: () => worker };
+  // tell: a request to `target` that nothing answers (www/worker/requests.js HINTS).
+  const tell = (type, args, target) => dead.has(target) || target.postMessage({ type, args });
+  return { spawn, retire, adopt, call, tell, inUse: () => worker };
 }

@@ -210,8 +210,7 @@ async function modelIndex() {
  * The first worker loads the wasm module and tells the facts both threads share; it then loads
  * the first model. Resolves to it, or to the error that kept the module from loading.
  */
-async function learnFacts() {
-  const worker = parts.client.spawn();
+async function learnFacts(worker) {
   try {
     state.facts = await parts.client.call('facts', {}, worker);
   } catch (error) {
@@ -237,7 +236,8 @@ async function main() {
     page: { state, journey: parts.views.journey, select, switchModel, runExperiment, decoding: decodingNow, onChange: viewChanged },
   });
   // The worker and its wasm module start while the model list is fetched: neither needs the other.
-  const facts = timed('boot: worker and CPU module', learnFacts);
+  const first = parts.client.spawn();
+  const facts = timed('boot: worker and CPU module', () => learnFacts(first));
   const index = await timed('boot: model list', modelIndex);
   if (!index) {
     facts.then(({ worker }) => worker && parts.client.retire(worker));
@@ -249,6 +249,9 @@ async function main() {
   const params = new URLSearchParams(location.search);
   const wanted = params.get('model') || index.default;
   const model = index.models.find((m) => m.name === wanted) || index.models[0];
+  // Its files are read while the worker's module still loads (the link may name another model:
+  // then they are dropped).
+  parts.client.tell('prefetch', { model }, first);
   wireDecoding();
   wireLooking();
   wireFiles();

@@ -33,7 +33,8 @@ export async function boot(backend = $('backend-select').value, model = state.mo
   if (!client.inUse()) $('loading').hidden = false;
   try {
     const text = $('source-input').value;
-    const info = await timed('boot: init', () => client.call('init', { model, backend, text }, next));
+    // The sampling comes with the model: the first translation waits for no request of its own.
+    const info = await timed('boot: init', () => client.call('init', { model, backend, text, sampling: samplingArgs() }, next));
     if (ticket !== state.bootTicket) {
       // A newer model choice superseded this one while it loaded.
       client.retire(next);
@@ -41,7 +42,6 @@ export async function boot(backend = $('backend-select').value, model = state.mo
     }
     client.adopt(next);
     await timed('boot: show the model', () => showModel(model, info));
-    await timed('boot: sampling', () => call('sampling', samplingArgs()));
     await timed('boot: translate and draw', translate);
     await loadPaddingDemo();
     return true;

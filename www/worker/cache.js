@@ -5,6 +5,8 @@ const MODEL_CACHE = 'attnscope-models-v1';
 /** The site's root (www/, served at /): the paths below are relative to it, not to this worker. */
 const SITE = new URL('../', import.meta.url);
 const WASM_CACHE = 'attnscope-wasm-v2'; // v2: stored as application/wasm, to compile while streaming
+/** What the loading bar calls the CPU module. */
+export const CPU_MODULE_LABEL = 'WebAssembly (CPU)';
 
 /** `onProgress({ label, loaded, total })` after every chunk; total is 0 when the size is unknown. */
 export async function fetchWithProgress(url, label, onProgress) {
@@ -49,14 +51,20 @@ async function cached(url, version, label, onProgress, cacheName) {
     cache = null; // no Cache API (e.g. an insecure origin): just fetch
   }
   const bytes = await fetchWithProgress(key, label, onProgress);
-  if (cache) {
-    for (const old of await cache.keys()) {
-      if (old.url.split('?')[0].endsWith(url) && !old.url.endsWith(`v=${version}`)) await cache.delete(old);
-    }
-    const type = url.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
-    await cache.put(key, new Response(bytes, { headers: { 'Content-Type': type } }));
-  }
+  // Kept for the next visit while this one goes on: a first visit does not wait for the writes
+  // (the Response holds a copy of the bytes). A write that fails only costs the next visit a fetch.
+  if (cache) store(cache, key, url, version, bytes).catch(() => {});
   return { bytes };
+}
+
+/** Put `bytes` in `cache` under `key`, in place of `url`'s other versions. */
+async function store(cache, key, url, version, bytes) {
+  const type = url.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
+  const response = new Response(bytes, { headers: { 'Content-Type': type } });
+  for (const old of await cache.keys()) {
+    if (old.url.split('?')[0].endsWith(url) && !old.url.endsWith(`v=${version}`)) await cache.delete(old);
+  }
+  await cache.put(key, response);
 }
 
 /** The bytes of what `cached` found or fetched. */
@@ -98,11 +106,40 @@ export async function moduleBytes(name, label, onProgress) {
 }
 
 /**
- * Wasm module `name` to compile while it streams (WebAssembly.instantiateStreaming): the cached
- * Response where it is there, so that V8 can keep its optimised code between page loads; else
- * the bytes, fetched and cached.
+ * Wasm module `name` to instantiate: the module compileEarly compiled, where it did; else the
+ * cached Response, to compile while it streams (WebAssembly.instantiateStreaming), so that V8 can
+ * keep its optimised code between page loads; else the bytes, fetched and cached.
  */
 export async function moduleSource(name, label, onProgress) {
+  const early = compiling.get(name);
+  if (early) {
+    compiling.delete(name);
+    return early;
+  }
+  return sourceOf(name, label, onProgress);
+}
+
+/** moduleSource's answer, read now. */
+async function sourceOf(name, label, onProgress) {
   const { hit, bytes } = await cachedModule(name, label, onProgress);
   return hit ?? bytes;
+}
+
+// Wasm modules compiled before they were asked for (compileEarly), by name: each a Promise of a
+// WebAssembly.Module (or, where that compile failed, of moduleSource's usual answer), taken by
+// the first moduleSource(name).
+const compiling = new Map();
+
+/**
+ * Fetch (or find in the cache) and compile wasm module `name` now: the worker's first act, while
+ * its other modules, the glue among them, still load. Compiling needs no imports; instantiating
+ * does, and waits for the glue. The cached Response is compiled while it streams, as before, so
+ * V8 keeps its optimised code between visits.
+ */
+export function compileEarly(name, label, onProgress) {
+  const module = (async () => {
+    const { hit, bytes } = await cachedModule(name, label, onProgress);
+    return hit ? WebAssembly.compileStreaming(hit) : WebAssembly.compile(bytes);
+  })().catch(() => sourceOf(name, label, onProgress)); // the usual path says what went wrong
+  compiling.set(name, module);
 }

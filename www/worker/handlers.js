@@ -81,8 +81,8 @@ function modelLabel(entry) {
 }
 
 /**
- * args: { model, backend, text }: load the model in the CPU session; WebGPU warms up on `text`
- * beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads, notes, languages,
+ * args: { model, backend, text, sampling? }: load the model in the CPU session, with `sampling`
+ * (the `sampling` request's arguments); WebGPU warms up on `text` beside it unless the backend is 'cpu'. Answers { config, positional, timeline, timelineNote, about, heads, notes, languages,
  * weightsHash } (`about`: a local folder's about.json, or null; `heads`: the folder's heads.json, or null; `notes`: what
  * importing a Hugging Face folder did not apply; `languages`: a multi-target model's `>>code<<` tokens;
  * `weightsHash`: the hash of the weights loaded, model.js `weightsHash`).
@@ -92,16 +92,21 @@ async function init(args) {
   await phase('init: model files', () => loadModel(args.model));
   // Building a big model takes seconds after its bytes are read: the bar says so.
   progress({ label: modelLabel(args.model), loaded: 0, total: 0, phase: 'load' });
+  // The page's sampling comes with the model: the first translation waits for no request of its own.
+  if (args.sampling) setSampling(args.sampling);
+  // The model works without its timeline: a timeline that fails to load is only reported. Its
+  // files are read while the session is made; it is ready before the backends start, so that
+  // their news reaches a page that shows this model.
+  const timelineRead = loadModelTimeline();
+  timelineRead.catch(() => {}); // its error is said below, after the session's
   const cpu = await phase('init: session', () => createSession('cpu'));
   dropComparison();
   forgetSentence();
   dropRecording();
-  // The model works without its timeline: a timeline that fails to load is only reported. It is
-  // read before the backends start, so that their news reaches a page that shows this model.
   let timeline = null;
   let timelineNote = null;
   try {
-    timeline = await phase('init: timeline', loadModelTimeline);
+    timeline = await phase('init: timeline', () => timelineRead);
   } catch (error) {
     timelineNote = { key: 'timeline.loadFailed', params: { error: errorText(error) } };
   }
@@ -119,6 +124,13 @@ async function init(args) {
     languages,
     weightsHash,
   };
+}
+
+/** The page's sampling ({ mode, temperature, topK, seed }), for every session and those to come. */
+function setSampling(args) {
+  const sampling = { mode: args.mode, temperature: args.temperature, topK: args.topK, seed: args.seed };
+  sentence.sampling = sampling;
+  for (const session of sessions()) session.setSampling(sampling.mode, sampling.temperature, sampling.topK, sampling.seed);
 }
 
 /**
@@ -252,9 +264,7 @@ export const handlers = {
   },
   answer: () => currentAnswer(),
   async sampling(args) {
-    const sampling = { mode: args.mode, temperature: args.temperature, topK: args.topK, seed: args.seed };
-    sentence.sampling = sampling;
-    for (const session of sessions()) session.setSampling(sampling.mode, sampling.temperature, sampling.topK, sampling.seed);
+    setSampling(args);
     return null;
   },
   batch: (args) => withSession(async (session) => wire.paddedBatch(await session.paddedBatch(args.texts))),

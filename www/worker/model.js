@@ -31,6 +31,8 @@ export const model = {
 
 /** Read `entry`'s files: a local model's from its File objects, another's through the cache. */
 export async function loadModel(entry) {
+  // What was read for another model (the page's guess, before a link named this one) is dropped.
+  for (const key of [...prefetched.keys()]) if (entry.local || !key.startsWith(`${entry.name}/`)) prefetched.delete(key);
   model.entry = entry;
   model.notes = [];
   if (entry.local) {
@@ -77,9 +79,36 @@ export async function loadModelTimeline() {
  */
 export const snapshotsShown = (timeline) => timeline.snapshots.map(({ bytes, heads, ...snapshot }) => snapshot);
 
+// Files read before the model was asked for (prefetchModel), by `${model}/${name}@${hash}`: each
+// a Promise<Uint8Array>, taken by its first read.
+const prefetched = new Map();
+
+/**
+ * Start reading shipped model `entry`'s files, those at the top of its folder (init reads them
+ * all; the timeline's snapshots, below it, are read when one is picked). The page sends it while
+ * this worker's module still loads, which init waits for before it reads any.
+ */
+export function prefetchModel(entry) {
+  prefetched.clear();
+  if (!entry?.files || entry.local || entry.playground) return;
+  for (const [name, hash] of Object.entries(entry.files)) {
+    if (name.includes('/')) continue;
+    const read = cachedFile(`models/${entry.name}/${name}`, hash, `${entry.name}/${name}`, progress);
+    read.catch(() => {}); // said by the read that takes it
+    prefetched.set(`${entry.name}/${name}@${hash}`, read);
+  }
+}
+
 /** A file of `entry`'s folder (the current model's), cached under its hash in models/index.json. */
 function modelFile(name, onProgress = progress, entry = model.entry) {
-  return cachedFile(`models/${entry.name}/${name}`, entry.files[name] || 'none', `${entry.name}/${name}`, onProgress);
+  const version = entry.files[name] || 'none';
+  const key = `${entry.name}/${name}@${version}`;
+  const early = prefetched.get(key);
+  if (early) {
+    prefetched.delete(key);
+    return early;
+  }
+  return cachedFile(`models/${entry.name}/${name}`, version, `${entry.name}/${name}`, onProgress);
 }
 
 /** The model's files, named by the wasm module, read side by side. */

@@ -16,7 +16,7 @@ import initCpu, {
   modelFileNames,
   WeightsFile,
 } from '../pkg/cpu/attnscope.js';
-import { moduleBytes, moduleSource } from './cache.js';
+import { CPU_MODULE_LABEL, moduleBytes, moduleSource } from './cache.js';
 import { progress } from './messages.js';
 
 export { attentionKinds, checkMarianSize, checkModelSize, chooseBackend, importMarian, marianFileNames, modelFileNames, WeightsFile };
@@ -34,7 +34,7 @@ let cpuLoading = null; // the CPU module's load in progress (or done), or null
  */
 export function loadCpuModule() {
   cpuLoading ??= (async () => {
-    loaded.cpu = await initCpu({ module_or_path: await moduleSource('cpu', 'WebAssembly (CPU)', progress) });
+    loaded.cpu = await initCpu({ module_or_path: await moduleSource('cpu', CPU_MODULE_LABEL, progress) });
   })().catch((error) => {
     cpuLoading = null;
     throw error;

@@ -5,6 +5,7 @@
 import { catchUp, hasModel, sendAnalysis } from './backends.js';
 import { handlers, SWEEPS } from './handlers.js';
 import { beat, errorText, post, problemOf, send } from './messages.js';
+import { prefetchModel } from './model.js';
 import { enqueue, isStale, noteGeneration } from './queue.js';
 
 /** Requests answered before a model is loaded. */
@@ -49,9 +50,19 @@ export async function answer({ id, type, args }, handler, { queued = true } = {}
   }
 }
 
+/**
+ * Requests that are hints: acted on as they come, before the queue, and answered by nothing.
+ * `prefetch` { model }: the page's first model, whose files are read while the module loads.
+ */
+const HINTS = { prefetch: (args) => prefetchModel(args.model) };
+
 /** A request from the page (www/worker/worker.js hands them over). */
 export function receive(event) {
   const request = event.data;
+  if (Object.hasOwn(HINTS, request.type) && request.id === undefined) {
+    HINTS[request.type](request.args);
+    return;
+  }
   const { gen } = request.args;
   noteGeneration(gen);
   enqueue(async () => {

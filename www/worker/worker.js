@@ -20,9 +20,13 @@
 //
 // A worker started with `?test` in its address (the page's test mode, www/boot.js) loads its test
 // hooks (www/testing/worker-hooks.js) before it answers anything.
-import { beat, HEARTBEAT_MS } from './messages.js';
+import { CPU_MODULE_LABEL, compileEarly } from './cache.js';
+import { beat, HEARTBEAT_MS, progress } from './messages.js';
 
 setInterval(beat, HEARTBEAT_MS);
+// The CPU module is read and compiled before anything else loads: on a first visit its compile is
+// the longest wait of the worker's start, and it needs none of the worker's other modules.
+compileEarly('cpu', CPU_MODULE_LABEL, progress);
 
 const early = []; // requests that came before www/worker/requests.js had loaded
 self.onmessage = (event) => early.push(event);
