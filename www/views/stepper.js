@@ -73,6 +73,7 @@ export function createStepper(container, onForce) {
   let shown = null; // { trace, cross, head, layer, label, layout, rowOffset } as last drawn
   const caption = el('p', { className: 'muted' });
   const list = el('div', { className: 'step-list' });
+  let measured = false; // whether the list knows a scrollbar's height (--bars-scrollbar)
   // One row per step, kept from one redraw to the next: a redraw repaints their bars and sets
   // only what changed in their token and candidates, so a new sentence adds little to lay out.
   // Each: { key, step, row, token, bars: the bars' slot, candidates, drawn: whether its bars are
@@ -141,6 +142,7 @@ export function createStepper(container, onForce) {
     const rowOffset = (i) => matrixOffset(cross, layer, head) + i * cross.keys; // step i's row
     shown = { trace, cross, layer, label, layout, rowOffset };
     if (list.parentNode !== container) container.replaceChildren(caption, list);
+    if (!measured) measured = measureScrollbar(list);
     const words = trace.srcTokens.join('\u0000');
     const newWords = words !== shownWords;
     shownWords = words;
@@ -190,6 +192,24 @@ const STEP_ROWS = 16;
 function stepKey(step) {
   const candidates = step.candidates.map((c) => `${c.id}:${c.probability}`).join();
   return `${language()}|${step.id}|${step.forced}|${step.token}|${candidates}`;
+}
+
+/**
+ * Give `list` the height a horizontal scrollbar takes under a row's bars (--bars-scrollbar: 0 where
+ * scrollbars overlay the content), measured on a hidden row's slot. False while `list` is not
+ * rendered (nothing to measure with).
+ */
+function measureScrollbar(list) {
+  if (!list.isConnected) return false;
+  const probe = el('div', { className: 'bars-scroll' }, el('div'));
+  probe.style.cssText = 'position: absolute; visibility: hidden; overflow-x: scroll; content-visibility: visible; width: 40px';
+  probe.firstChild.style.cssText = 'width: 80px; height: 1px';
+  list.append(probe);
+  const { offsetHeight, clientHeight } = probe;
+  probe.remove();
+  if (!offsetHeight) return false; // not rendered (a hidden panel): measured at a later render
+  list.style.setProperty('--bars-scrollbar', `${offsetHeight - clientHeight}px`);
+  return true;
 }
 
 /** An empty slot of the bars' size, until they are drawn. */
