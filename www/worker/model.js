@@ -32,7 +32,7 @@ export const model = {
 /** Read `entry`'s files: a local model's from its File objects, another's through the cache. */
 export async function loadModel(entry) {
   // What was read for another model (the page's guess, before a link named this one) is dropped.
-  for (const key of [...prefetched.keys()]) if (entry.local || !key.startsWith(`${entry.name}/`)) prefetched.delete(key);
+  if (entry.local || entry.name !== prefetched.model) prefetched.reads.clear();
   model.entry = entry;
   model.notes = [];
   if (entry.local) {
@@ -79,9 +79,9 @@ export async function loadModelTimeline() {
  */
 export const snapshotsShown = (timeline) => timeline.snapshots.map(({ bytes, heads, ...snapshot }) => snapshot);
 
-// Files read before the model was asked for (prefetchModel), by `${model}/${name}@${hash}`: each
-// a Promise<Uint8Array>, taken by its first read.
-const prefetched = new Map();
+// Files read before the model was asked for (prefetchModel): the model's name, and its reads by
+// `${name}@${hash}`, each a Promise<Uint8Array> taken by the first modelFile(name).
+const prefetched = { model: null, reads: new Map() };
 
 /**
  * Start reading shipped model `entry`'s files, those at the top of its folder (init reads them
@@ -89,26 +89,31 @@ const prefetched = new Map();
  * this worker's module still loads, which init waits for before it reads any.
  */
 export function prefetchModel(entry) {
-  prefetched.clear();
+  prefetched.reads.clear();
+  prefetched.model = entry?.name ?? null;
   if (!entry?.files || entry.local || entry.playground) return;
-  for (const [name, hash] of Object.entries(entry.files)) {
+  for (const name of Object.keys(entry.files)) {
     if (name.includes('/')) continue;
-    const read = cachedFile(`models/${entry.name}/${name}`, hash, `${entry.name}/${name}`, progress);
+    const read = readModelFile(entry, name, progress);
     read.catch(() => {}); // said by the read that takes it
-    prefetched.set(`${entry.name}/${name}@${hash}`, read);
+    prefetched.reads.set(`${name}@${entry.files[name]}`, read);
   }
 }
 
 /** A file of `entry`'s folder (the current model's), cached under its hash in models/index.json. */
 function modelFile(name, onProgress = progress, entry = model.entry) {
-  const version = entry.files[name] || 'none';
-  const key = `${entry.name}/${name}@${version}`;
-  const early = prefetched.get(key);
+  const key = `${name}@${entry.files[name] || 'none'}`;
+  const early = entry.name === prefetched.model && prefetched.reads.get(key);
   if (early) {
-    prefetched.delete(key);
+    prefetched.reads.delete(key);
     return early;
   }
-  return cachedFile(`models/${entry.name}/${name}`, version, `${entry.name}/${name}`, onProgress);
+  return readModelFile(entry, name, onProgress);
+}
+
+/** File `name` of `entry`'s folder, read through the cache. */
+function readModelFile(entry, name, onProgress) {
+  return cachedFile(`models/${entry.name}/${name}`, entry.files[name] || 'none', `${entry.name}/${name}`, onProgress);
 }
 
 /** The model's files, named by the wasm module, read side by side. */
