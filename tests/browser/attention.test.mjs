@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keepColumns, sinkColumns, withoutSinks } from '../../www/views/attention.js';
-import { transposed } from '../../www/views/heatmap.js';
+import { transposed } from '../../www/views/heatmap-spec.js';
 
 const close = (actual, expected, what) => {
   assert.equal(actual.length, expected.length, `${what}: length`);

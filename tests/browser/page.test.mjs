@@ -255,7 +255,7 @@ test(
       await page.keyboard.press('End');
       const typing = await drawOrder(page, () => page.keyboard.press('Space'));
       assert.deepEqual(await inSight(page, ['stepper', 'masks']), { stepper: true, masks: false });
-      assert.equal(typing[0], 'tokens, focus, buttons');
+      assert.deepEqual(typing.slice(0, 2), ['focus, buttons', 'tokens']);
       assert.ok(typing.indexOf('stepper') < typing.indexOf('masks'), `order while typing: ${typing.join(', ')}`);
       assert.ok(typing.indexOf('stepper') < typing.indexOf('model view: encoderSelf'), `order while typing: ${typing.join(', ')}`);
       // Scrolled down to the model view, a click on a thumbnail: the model view comes before the stepper.

@@ -1,5 +1,5 @@
-// Redraw scheduling: every view shows the answer in `state`. The focused heatmap, tokens and
-// buttons are drawn at once; the other views (app/views.js, those with a `draw`) each in their own
+// Redraw scheduling: every view shows the answer in `state`. The focused heatmap and buttons are
+// drawn at once, the tokens in the next task; the other views (app/views.js, those with a `draw`) each in their own
 // task, and a view whose drawing grows with the model or the sentence a few slices a task
 // (www/ui/slices.js), so no single main-thread task grows with them. The views in sight are drawn
 // before those scrolled out of it, so what the person sees is redrawn first. A newer redraw
@@ -52,9 +52,14 @@ async function drawAll(onSeen, answer) {
   let table = null; // the focused heatmap's numbers as a table, filled in slices
   // A summary over heads in focus waits for the summaries (app/summaries.js); a head does not.
   if (trace && isSummaryHead(selection.head) && !(await summariesCame(ticket, trace))) return null;
-  let busy = timed('tokens, focus, buttons', () => {
+  let busy = timed('focus, buttons', () => {
     table = drawFirst(trace, selection);
   });
+  // The token lines in a task of their own: a 128-token sentence's are ~260 chips to lay out, and
+  // with the focused heatmap they made one task of 42–75 ms (the large model's decode).
+  await nextTask();
+  if (ticket !== state.renderTicket) return null;
+  busy += timed('tokens', () => parts.views.tokens.render(trace));
   // The focused heatmap's labels (the first slice of its table's), in the next task and before the
   // summaries are waited for: a live answer's come in a later message, and the new matrix must not
   // show the last answer's labels meanwhile. The table's other slices run with the views in sight.
@@ -83,11 +88,10 @@ async function drawAll(onSeen, answer) {
   return busy;
 }
 
-/** What is drawn at once: tokens, selectors, the focused heatmap (returns its table's slices), buttons. */
+/** What is drawn at once: selectors, the focused heatmap (returns its table's slices), buttons. */
 function drawFirst(trace, selection) {
   const { views } = parts;
   let table = null;
-  views.tokens.render(trace);
   syncSelectors();
   // A summary over heads in focus was waited for (drawAll); a head needs none.
   if (trace) table = views.focus.render(trace, selection, { special: specialIds(), hideSinks: state.hideSinks, analysis: state.analysis });

@@ -109,16 +109,16 @@ export function createCompare(container, { call }) {
     sides.b.output.textContent = b ? describeB(b.request, bTrace) : '…';
     const cell = cellSize(Math.max(a?.rows || 1, a?.cols || 1, other?.rows || 1, other?.cols || 1), { span: 260, min: 6, max: 22 });
     container.dataset.ready = 'false';
-    sides.a.heatmap.render(a ? { ...a, cell } : nothing());
+    yield* sides.a.heatmap.renderSliced(a ? { ...a, cell } : nothing());
     yield;
     // B's tokens are not on the page's token lines: its axes light nothing there.
-    sides.b.heatmap.render(other ? { ...other, rowSide: null, colSide: null, cell } : nothing());
+    yield* sides.b.heatmap.renderSliced(other ? { ...other, rowSide: null, colSide: null, cell } : nothing());
     const why = differenceMissing(a, other);
     note.textContent = why;
     sides.diff.figure.hidden = Boolean(why);
     if (!why) {
       yield;
-      sides.diff.heatmap.render({ ...difference(a, other), cell });
+      yield* sides.diff.heatmap.renderSliced({ ...difference(a, other), cell });
     }
     container.dataset.ready = String(Boolean(b) && b.key === wanted().key);
   }

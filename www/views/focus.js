@@ -6,7 +6,8 @@ import { el } from '../ui/dom.js';
 import { t } from '../ui/i18n.js';
 import { runSlices, TASK_END, whileCurrent } from '../ui/slices.js';
 import { axes, headStack, keepColumns, kindExplain, kindTitle, maskFor, matrixOffset, sinkColumns, withoutSinks } from './attention.js';
-import { createHeatmap, transposed } from './heatmap.js';
+import { createHeatmap } from './heatmap.js';
+import { transposed } from './heatmap-spec.js';
 
 /** `onTranspose()`: called when the person transposes the heatmap. */
 export function createFocus(container, hoverValueEl, explainEl, { onTranspose } = {}) {

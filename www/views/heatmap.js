@@ -12,6 +12,7 @@ import { onLanguageChange, t } from '../ui/i18n.js';
 import { hideTooltip, say, showTooltip } from '../ui/tooltip.js';
 import { heatmapFigure, specCell } from './heatmap-figure.js';
 import { createOverlay } from './heatmap-overlay.js';
+import { describeCell } from './heatmap-spec.js';
 
 const same = (i) => i;
 const NOTHING_LIT = { rows: [], cols: [] };
@@ -64,6 +65,7 @@ export function createHeatmap(container, { onHoverValue } = {}) {
     // The matrix now, the labels when the function it returns is called (in a later task): the
     // labels of a 129 × 128 heatmap are ~1,200 layout objects, the page's dearest layout.
     renderLabelsLater: (spec) => render(h, spec, false),
+    renderSliced: (spec) => renderSliced(h, spec),
     canvas: h.canvas,
     figure,
     spec: () => h.spec,
@@ -125,22 +127,39 @@ function render(h, spec, withLabels = true) {
     h.legendSlot.replaceChildren(legend(...shownLegend));
   }
   h.overlay.show(h.lit);
-  const drawLabels = () => {
+  const drawLabels = (axes = AXES) => {
     if (h.spec !== spec) return;
-    // New labels are drawn unlit: the old ones' marks go with them.
-    const rowsBefore = h.rowLabels.dataset.key;
-    const colsBefore = h.colLabels.dataset.key;
-    labels(h.rowLabels, spec.rowLabels || [], h.cell, false);
-    labels(h.colLabels, spec.colLabels || [], h.cell, true);
-    h.litLabels = {
-      rows: h.rowLabels.dataset.key === rowsBefore ? h.litLabels.rows : [],
-      cols: h.colLabels.dataset.key === colsBefore ? h.litLabels.cols : [],
-    };
+    for (const axis of axes) drawAxis(h, spec, axis);
     showLit(h);
   };
   if (!withLabels) return drawLabels;
   drawLabels();
   return null;
+}
+
+const AXES = ['rows', 'cols'];
+
+/** Axis `axis` ('rows' or 'cols') of `spec`'s labels on `h`, drawn unlit (the old labels' marks go with them). */
+function drawAxis(h, spec, axis) {
+  const target = axis === 'rows' ? h.rowLabels : h.colLabels;
+  const before = target.dataset.key;
+  labels(target, (axis === 'rows' ? spec.rowLabels : spec.colLabels) || [], h.cell, axis === 'cols');
+  if (target.dataset.key !== before) h.litLabels = { ...h.litLabels, [axis]: [] };
+}
+
+/**
+ * `render(h, spec)` as slices (www/ui/slices.js): the matrix, then each axis's labels. A 128-token
+ * axis is ~330 layout objects, 12–30 ms of layout on the 2-core machine: a large heatmap's axes
+ * end up in tasks of their own (a small one's all in one), where both with the matrix made one
+ * task of 50–100 ms in the large model's decode.
+ */
+function* renderSliced(h, spec) {
+  const drawLabels = render(h, spec, false);
+  for (const axis of AXES) {
+    yield;
+    if (h.spec !== spec) return;
+    drawLabels([axis]);
+  }
 }
 
 /** The token that row or column `i` stands for, or null when that axis is not tokens. */
@@ -356,45 +375,4 @@ function wireLabels(h) {
     });
     target.addEventListener('mouseleave', () => clear(h));
   }
-}
-
-/** Cell `at` of `spec`: its query and key tokens (whichever way round the axes are), value and mask. */
-export function describeCell(spec, { r, c }) {
-  const i = r * spec.cols + c;
-  const rowLabel = spec.rowLabels?.[r] ?? String(r);
-  const colLabel = spec.colLabels?.[c] ?? String(c);
-  const [query, key] = spec.transposed ? [colLabel, rowLabel] : [rowLabel, colLabel];
-  return { query, key, masked: Boolean(spec.mask?.[i]), value: spec.values[(spec.offset || 0) + i] };
-}
-
-/**
- * `spec` with rows and columns swapped: sizes, labels, sides, index mappings, titles, and the
- * values and mask transposed into new arrays.
- */
-export function transposed(spec) {
-  const { rows, cols, offset = 0 } = spec;
-  const flip = (matrix, from) => {
-    const out = new matrix.constructor(rows * cols);
-    for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < cols; c++) out[c * rows + r] = matrix[from + r * cols + c];
-    }
-    return out;
-  };
-  return {
-    ...spec,
-    rows: cols,
-    cols: rows,
-    values: flip(spec.values, offset),
-    offset: 0,
-    mask: spec.mask ? flip(spec.mask, 0) : null,
-    rowLabels: spec.colLabels,
-    colLabels: spec.rowLabels,
-    rowSide: spec.colSide,
-    colSide: spec.rowSide,
-    rowIndex: spec.colIndex,
-    colIndex: spec.rowIndex,
-    rowTitle: spec.colTitle,
-    colTitle: spec.rowTitle,
-    transposed: !spec.transposed,
-  };
 }

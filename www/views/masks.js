@@ -19,11 +19,11 @@ export function createMasks(container) {
   const causal = createHeatmap(causalSlot);
   const batchMap = createHeatmap(batchSlot);
 
-  /** The trace's causal mask over the decoder's input tokens. */
-  function renderCausal(trace) {
+  /** The trace's causal mask over the decoder's input tokens, in slices (www/ui/slices.js). */
+  function* renderCausal(trace) {
     const mask = trace?.causalMask ?? { rows: 0, cols: 0, hidden: new Uint8Array(0) };
     const { rowLabels, colLabels, rowSide, colSide, rowTitle, colTitle } = trace ? axes(trace, 'decoderSelf') : {};
-    causal.render({
+    yield* causal.renderSliced({
       rows: mask.rows,
       cols: mask.cols,
       values: Float32Array.from(mask.hidden, (hidden) => 1 - hidden),

@@ -37,15 +37,16 @@ export function createRollout(container) {
 
   layerSelect.addEventListener('change', () => {
     layer = Number(layerSelect.value);
-    if (shown) drawEncoder(shown.trace, shown.analysis.encoderRollout);
+    if (shown) encoder.heatmap.render(encoderSpec(shown.trace, shown.analysis.encoderRollout));
   });
 
-  function drawEncoder(trace, rollout) {
+  /** The encoder rollout's heatmap at the chosen layer (its caption set). */
+  function encoderSpec(trace, rollout) {
     const l = Math.min(layer ?? rollout.layers - 1, rollout.layers - 1);
     const offset = matrixOffset(rollout, l, 0);
     const max = maxOf(rollout.data, offset, rollout.queries * rollout.keys);
     encoder.caption.textContent = t('rollout.encoderCaption', { layer: l });
-    encoder.heatmap.render({
+    return {
       ...axes(trace, 'encoderSelf'),
       rowTitle: { role: t('rollout.encoderPosition'), tokens: t('rollout.afterLayer', { layer: l }) },
       colTitle: { role: t('rollout.sourceToken'), tokens: t('rollout.flowedIn') },
@@ -57,13 +58,14 @@ export function createRollout(container) {
       min: 0,
       max,
       legendLabel: t('rollout.legend', { max: max.toFixed(3) }),
-    });
+    };
   }
 
-  function drawSource(trace, attribution) {
+  /** The source attribution's heatmap (its caption set). */
+  function sourceSpec(trace, attribution) {
     const max = maxOf(attribution.data, 0, attribution.queries * attribution.keys);
     source.caption.textContent = t('rollout.sourceCaption');
-    source.heatmap.render({
+    return {
       ...axes(trace, 'cross'),
       rowTitle: { role: t('rollout.outputToken'), tokens: t('rollout.produced') },
       colTitle: { role: t('rollout.sourceToken'), tokens: t('rollout.throughEncoder') },
@@ -74,7 +76,7 @@ export function createRollout(container) {
       min: 0,
       max,
       legendLabel: t('rollout.sourceLegend', { max: max.toFixed(3) }),
-    });
+    };
   }
 
   /**
@@ -94,12 +96,12 @@ export function createRollout(container) {
       layerSelect.replaceChildren(...Array.from({ length: rollout.layers }, (_, l) => option(String(l))));
     }
     layerSelect.value = wanted;
-    drawEncoder(trace, rollout);
+    yield* encoder.heatmap.renderSliced(encoderSpec(trace, rollout));
     yield;
     const attribution = analysis.sourceAttribution;
     status.textContent = attribution.queries ? '' : t('rollout.decodeFirst');
     source.el.hidden = !attribution.queries;
-    if (attribution.queries) drawSource(trace, attribution);
+    if (attribution.queries) yield* source.heatmap.renderSliced(sourceSpec(trace, attribution));
   }
 
   /** The encoder rollout and the source attribution side by side, as a vector figure. */

@@ -97,7 +97,7 @@ export function createStages(container) {
       figure.dataset.shows = shows;
       figures[stage.key].caption.dataset.i18n = caption;
       figures[stage.key].caption.textContent = t(caption);
-      heatmap.render(stage.key === 'masked' ? specs.masked(shows) : specs[shows]);
+      yield* heatmap.renderSliced(stage.key === 'masked' ? specs.masked(shows) : specs[shows]);
       yield;
     }
     summary.replaceChildren(entropyTable(stages), entropyNote(stages), shownNote(scaled()));
