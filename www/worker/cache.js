@@ -1,5 +1,6 @@
 // Downloads with progress, kept in the Cache API under each file's content hash: a changed file
-// is fetched again, an unchanged one never. Used by the worker for model files and wasm modules.
+// is fetched again, an unchanged one never. Used by the worker for model files and wasm modules;
+// a wasm module the browser's HTTP cache holds is compiled from there (fromHttpCache).
 
 const MODEL_CACHE = 'attnscope-models-v1';
 /** The site's root (www/, served at /): the paths below are relative to it, not to this worker. */
@@ -107,8 +108,8 @@ export async function moduleBytes(name, label, onProgress) {
 
 /**
  * Wasm module `name` to instantiate: the module compileEarly compiled, where it did; else the
- * cached Response, to compile while it streams (WebAssembly.instantiateStreaming), so that V8 can
- * keep its optimised code between page loads; else the bytes, fetched and cached.
+ * cached Response (the HTTP cache's, else the Cache API's: fromHttpCache), to compile while it
+ * streams (WebAssembly.instantiateStreaming); else the bytes, fetched and cached.
  */
 export async function moduleSource(name, label, onProgress) {
   const early = compiling.get(name);
@@ -119,10 +120,34 @@ export async function moduleSource(name, label, onProgress) {
   return sourceOf(name, label, onProgress);
 }
 
-/** moduleSource's answer, read now. */
+/** moduleSource's answer, read now: the browser's HTTP cache's Response, else the Cache API's, else the bytes. */
 async function sourceOf(name, label, onProgress) {
+  const kept = await fromHttpCache(name);
+  if (kept) return kept;
   const { hit, bytes } = await cachedModule(name, label, onProgress);
   return hit ?? bytes;
+}
+
+/**
+ * Wasm module `name` as the browser's HTTP cache keeps it from an earlier visit (its URL names its
+ * content hash, served immutable), or null. Only such a Response lets V8 keep its optimised code
+ * between visits: Chromium gives a Response from the Cache API no code cache. Without one, every
+ * load compiles the ~1,070 functions it runs as they are first called (100–130 ms of the worker's
+ * time before the first heatmap, en-zh). Chromium 156 wrote the code cache 870–900 s into a
+ * visit; the next loads' sessions then took 86–119 ms against 139–165 (two runs:
+ * benches/RESULTS.md, "eighth session: the wasm code cache").
+ */
+async function fromHttpCache(name) {
+  loaded.manifest ??= await readManifest();
+  const version = loaded.manifest[name];
+  if (!version) return null;
+  try {
+    const url = new URL(`pkg/${name}/attnscope_bg.wasm?v=${version}`, SITE);
+    const response = await fetch(url, { cache: 'only-if-cached', mode: 'same-origin' });
+    return response.ok ? response : null;
+  } catch {
+    return null; // not in the HTTP cache: a first visit
+  }
 }
 
 // Wasm modules compiled before they were asked for (compileEarly), by name: each a Promise of a
@@ -133,13 +158,12 @@ const compiling = new Map();
 /**
  * Fetch (or find in the cache) and compile wasm module `name` now: the worker's first act, while
  * its other modules, the glue among them, still load. Compiling needs no imports; instantiating
- * does, and waits for the glue. The cached Response is compiled while it streams, as before, so
- * V8 keeps its optimised code between visits.
+ * does, and waits for the glue. A cached Response is compiled while it streams.
  */
 export function compileEarly(name, label, onProgress) {
   const module = (async () => {
-    const { hit, bytes } = await cachedModule(name, label, onProgress);
-    return hit ? WebAssembly.compileStreaming(hit) : WebAssembly.compile(bytes);
+    const source = await sourceOf(name, label, onProgress);
+    return source instanceof Response ? WebAssembly.compileStreaming(source) : WebAssembly.compile(source);
   })().catch(() => sourceOf(name, label, onProgress)); // the usual path says what went wrong
   compiling.set(name, module);
 }
