@@ -9,13 +9,15 @@
 // (`cold`: the median cold visit, `colds`: every one). Timings are reported, never asserted.
 //
 //   node benches/first-heatmap.mjs [MODEL]    (after scripts/build-wasm.sh; MODEL: en-zh)
+//
+// BROWSER=plain: Chromium without the flags that composite the page through SwiftShader on the
+// CPU (page-timing.mjs BENCH_ARGS).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../scripts/serve.mjs';
-import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
-import { firstHeatmap } from './page-timing.mjs';
+import { BENCH_ARGS, firstHeatmap } from './page-timing.mjs';
 
 const model = process.argv[2] || 'en-zh';
 const RELOADS = Number(process.env.RELOADS || 5);
@@ -24,7 +26,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const server = makeServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: BENCH_ARGS });
 
 /** The measures of the page and of its worker, in ms from the page's navigation start. */
 async function phases(page) {

@@ -18,12 +18,15 @@
 //   node benches/hover.mjs            (after cargo build --release; the page's pkg/ as served)
 //   SCREENSHOT=out.png node benches/hover.mjs   also saves the heatmap hovered at cell (64, 60)
 //   TRACE=trace.json node benches/hover.mjs      also saves the last run's Chromium trace
+//   BROWSER=plain node benches/hover.mjs          Chromium without the flags that composite the page
+//                                                 through SwiftShader (page-timing.mjs BENCH_ARGS)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, startServer, typeSettled } from '../tests/browser/harness.mjs';
 import { makeLargeModel, openModel, openRecordingPage } from '../tests/browser/long-tasks.mjs';
+import { BENCH_ARGS } from './page-timing.mjs';
 
 const RUNS = Number(process.env.RUNS || 5);
 const ROW = 64;
@@ -142,7 +145,7 @@ function summary(runs, key, budget) {
 }
 
 const { server, origin } = await startServer();
-const browser = await launchChromium();
+const browser = await launchChromium(BENCH_ARGS);
 try {
   const { page } = await openRecordingPage(browser, origin);
   await openModel(page, { folder }, 'random-views');

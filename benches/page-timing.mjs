@@ -1,4 +1,18 @@
 // Timing helpers the page benches share (translate.mjs, big-model.mjs, browser.mjs, first-heatmap.mjs).
+import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+
+/**
+ * Chromium's flags for a page bench: the tests' (WebGPU on SwiftShader, which also composites the
+ * page through SwiftShader's GL on the CPU), or with `BROWSER=plain` in the environment, without
+ * the three that force it. The CPU module needs no GPU. With the tests' flags, Chromium's GPU
+ * process ran tasks for 657–801 ms of a 781–941 ms warm reload (benches/threads.mjs), on a 2-core
+ * host where the page's two threads need the cores too; without them, 13 ms (benches/RESULTS.md,
+ * eighth session).
+ */
+export const BENCH_ARGS =
+  process.env.BROWSER === 'plain'
+    ? CHROMIUM_ARGS.filter((arg) => !['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader'].includes(arg))
+    : CHROMIUM_ARGS;
 
 /**
  * Translate `text` through the page's worker call 3 times to warm up, then `runs` times; the
