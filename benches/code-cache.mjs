@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { makeServer } from '../scripts/serve.mjs';
 import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+import { firstHeatmap } from './page-timing.mjs';
 
 const model = process.argv[2] || 'en-zh';
 const STAY_MS = Number(process.env.STAY_MIN || 20) * 60_000;
@@ -46,10 +47,7 @@ function cacheEntries() {
 
 /** The load's first heatmap (ms from navigation) and the worker's `init: session` (ms). */
 async function figures(page) {
-  const handle = await page.waitForFunction(() => performance.getEntriesByName('first heatmap')[0]?.startTime, null, {
-    timeout: 60_000,
-  });
-  const first = await handle.jsonValue();
+  const first = await firstHeatmap(page);
   let session = null;
   for (const worker of page.workers()) {
     session ??= await worker.evaluate(() => performance.getEntriesByName('init: session')[0]?.duration ?? null);

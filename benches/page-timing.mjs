@@ -1,5 +1,5 @@
 // Timing helpers the page benches share (translate.mjs, big-model.mjs, browser.mjs, first-heatmap.mjs).
-import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
+import { CHROMIUM_ARGS, SWIFTSHADER_GPU_ARGS } from '../tests/browser/harness.mjs';
 
 /**
  * Chromium's flags for a page bench: the tests' (WebGPU on SwiftShader, which also composites the
@@ -10,9 +10,7 @@ import { CHROMIUM_ARGS } from '../tests/browser/harness.mjs';
  * eighth session).
  */
 export const BENCH_ARGS =
-  process.env.BROWSER === 'plain'
-    ? CHROMIUM_ARGS.filter((arg) => !['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader'].includes(arg))
-    : CHROMIUM_ARGS;
+  process.env.BROWSER === 'plain' ? CHROMIUM_ARGS.filter((arg) => !SWIFTSHADER_GPU_ARGS.includes(arg)) : CHROMIUM_ARGS;
 
 /**
  * Translate `text` through the page's worker call 3 times to warm up, then `runs` times; the

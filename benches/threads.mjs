@@ -8,7 +8,7 @@
 //   node benches/threads.mjs [MODEL]     (MODEL: en-zh; BROWSER=plain: page-timing.mjs BENCH_ARGS)
 import { chromium } from 'playwright-core';
 import { makeServer } from '../scripts/serve.mjs';
-import { BENCH_ARGS } from './page-timing.mjs';
+import { BENCH_ARGS, firstHeatmap } from './page-timing.mjs';
 
 const model = process.argv[2] || 'en-zh';
 const RUNS = Number(process.env.RUNS || 3);
@@ -52,10 +52,6 @@ const server = makeServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: BENCH_ARGS });
-const firstHeatmap = (page) =>
-  page
-    .waitForFunction(() => performance.getEntriesByName('first heatmap')[0]?.startTime, null, { timeout: 60_000 })
-    .then((h) => h.jsonValue());
 try {
   const page = await browser.newPage();
   await page.goto(`${origin}/?model=${model}&backend=cpu`);

@@ -13,12 +13,13 @@ import { makeServer } from '../../scripts/serve.mjs';
 export const ARTIFACTS = new URL('../../artifacts/', import.meta.url).pathname;
 mkdirSync(`${ARTIFACTS}screenshots`, { recursive: true });
 
+/** WebGPU on SwiftShader: with them Chromium also composites the page through SwiftShader, on the CPU. */
+export const SWIFTSHADER_GPU_ARGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader'];
+
 export const CHROMIUM_ARGS = [
   '--headless=new',
   '--no-sandbox',
-  '--enable-unsafe-webgpu',
-  '--enable-features=Vulkan',
-  '--use-angle=swiftshader',
+  ...SWIFTSHADER_GPU_ARGS,
   '--no-first-run',
   '--disable-background-networking',
   '--disable-component-update',

@@ -5,6 +5,9 @@
 const MODEL_CACHE = 'attnscope-models-v1';
 /** The site's root (www/, served at /): the paths below are relative to it, not to this worker. */
 const SITE = new URL('../', import.meta.url);
+/** `url` (from the site's root) at content hash `version`: the address it is fetched and cached at. */
+const versioned = (url, version) => new URL(`${url}?v=${version}`, SITE);
+
 const WASM_CACHE = 'attnscope-wasm-v2'; // v2: stored as application/wasm, to compile while streaming
 /** What the loading bar calls the CPU module. */
 export const CPU_MODULE_LABEL = 'WebAssembly (CPU)';
@@ -39,7 +42,7 @@ export async function fetchWithProgress(url, label, onProgress) {
  * Response) where it is there, else { bytes }, fetched and cached.
  */
 async function cached(url, version, label, onProgress, cacheName) {
-  const key = new URL(`${url}?v=${version}`, SITE).href;
+  const key = versioned(url, version).href;
   let cache = null;
   try {
     cache = await caches.open(cacheName);
@@ -95,10 +98,16 @@ export async function moduleListed(name) {
   return true;
 }
 
+/** Wasm module `name`'s file and its content hash in pkg/manifest.json ('none' where it is not listed). */
+async function moduleFile(name) {
+  loaded.manifest ??= await readManifest();
+  return { url: `pkg/${name}/attnscope_bg.wasm`, version: loaded.manifest[name] || 'none' };
+}
+
 /** Wasm module `name` (pkg/<name>/attnscope_bg.wasm) through the cache: { hit } or { bytes }. */
 async function cachedModule(name, label, onProgress) {
-  loaded.manifest ??= await readManifest();
-  return cached(`pkg/${name}/attnscope_bg.wasm`, loaded.manifest[name] || 'none', label, onProgress, WASM_CACHE);
+  const { url, version } = await moduleFile(name);
+  return cached(url, version, label, onProgress, WASM_CACHE);
 }
 
 /** The bytes of wasm module `name`. */
@@ -138,12 +147,10 @@ async function sourceOf(name, label, onProgress) {
  * benches/RESULTS.md, "eighth session: the wasm code cache").
  */
 async function fromHttpCache(name) {
-  loaded.manifest ??= await readManifest();
-  const version = loaded.manifest[name];
-  if (!version) return null;
+  const { url, version } = await moduleFile(name);
+  if (version === 'none') return null;
   try {
-    const url = new URL(`pkg/${name}/attnscope_bg.wasm?v=${version}`, SITE);
-    const response = await fetch(url, { cache: 'only-if-cached', mode: 'same-origin' });
+    const response = await fetch(versioned(url, version), { cache: 'only-if-cached', mode: 'same-origin' });
     return response.ok ? response : null;
   } catch {
     return null; // not in the HTTP cache: a first visit
