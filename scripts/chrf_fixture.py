@@ -12,8 +12,8 @@ character 6-grams, beta 2, whitespace removed), and the score of the whole set. 
 held-out Tatoeba pairs with a second human translation (scripts/human_agreement.py), it keeps
 the outputs scored against both translations at once (multi-reference chrF); and for each
 direction, the two human translations of every short Tatoeba sentence that has two, scored
-against each other. The Rust test (tests/metrics.rs) recomputes each with attnscope's chrF and
-asserts agreement to 1e-6.
+against each other. The Rust test (tests/integration/metrics.rs) recomputes each with
+attnscope's chrF and asserts agreement to 1e-6.
 """
 import csv
 import json

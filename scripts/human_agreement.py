@@ -9,7 +9,7 @@ Tatoeba often has two or more Chinese translations of one English sentence, writ
 different people. Scoring one against the other with sacrebleu's chrF (its defaults: character
 6-grams, beta 2) gives the figure a translation as good as a second human's gets against a
 single reference. `attnscope eval` computes the same in Rust (metrics.json's humanAgreement);
-tests/metrics.rs checks the two agree. Printed:
+tests/integration/metrics.rs checks the two agree. Printed:
 
 - every English sentence of 12 words or fewer with two distinct Chinese translations: the
   first against the second (in the file's order); the same for Chinese sentences with two

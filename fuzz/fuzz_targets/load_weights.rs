@@ -11,8 +11,8 @@ use attnscope::ModelConfig;
 use burn::tensor::Device;
 use libfuzzer_sys::fuzz_target;
 
-// A tiny real model (fuzz/initial/tiny, written by tests/fuzz_regressions.rs): valid weights
-// files are a few KB, so mutations explore the format instead of copying megabytes.
+// A tiny real model (fuzz/initial/tiny, written by tests/integration/fuzz_regressions.rs): valid
+// weights files are a few KB, so mutations explore the format instead of copying megabytes.
 const CONFIG: &str = include_str!("../initial/tiny/config.json");
 
 fn config() -> &'static ModelConfig {

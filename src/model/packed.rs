@@ -15,9 +15,9 @@
 //! bound by reading the weights). `benches/native.rs` times the whole step both ways.
 //!
 //! The results equal burn's `Linear::forward` up to the order of the additions (tested below
-//! against a plain loop in f64, and in `tests/packed.rs` on whole models). The session packs
-//! its model on the CPU of a wasm module only ([`PackedWeights::for_device`]); WebGPU and
-//! native builds keep burn's kernels.
+//! against a plain loop in f64, and in `tests/integration/packed.rs` on whole models). The
+//! session packs its model on the CPU of a wasm module only ([`PackedWeights::for_device`]);
+//! WebGPU and native builds keep burn's kernels.
 
 use std::sync::Arc;
 

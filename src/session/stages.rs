@@ -105,7 +105,8 @@ impl Session {
         let rows = trace.rows();
         let tgt_tokens = trace.tgt_tokens[..rows].to_vec();
         // Only the layers up to the focused one run: the same numbers as a whole pass for that
-        // layer (tests/model.rs checks every layer against the trace), at a fraction of the cost.
+        // layer (tests/integration/model.rs checks every layer against the trace), at a fraction
+        // of the cost.
         let (attention, query_tokens, key_tokens, mask) = match kind {
             AttentionKind::EncoderSelf => {
                 let packed = self.packed.as_ref();

@@ -1,6 +1,6 @@
 //! How far apart two human translators are on Tatoeba, and where a translator stands against
 //! them: `metrics.json`'s `humanAgreement` (`scripts/human_agreement.py` prints the same with
-//! sacreBLEU, and `tests/metrics.rs` checks the two agree).
+//! sacreBLEU, and `tests/integration/metrics.rs` checks the two agree).
 //!
 //! Tatoeba often has two translations of one sentence, written by different people. Scoring the
 //! first against the second gives what a translation as good as a second human's scores against

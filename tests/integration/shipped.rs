@@ -2,7 +2,7 @@
 //! model folder and the data, and must equal the one in the folder's `metrics.json`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 
@@ -270,7 +270,7 @@ fn date_iso_reads_the_dates_people_type_and_refuses_the_rest() {
 /// `invalid` (1,404 texts, none of them trained on); and it keeps its figures on the 55
 /// hand-written phrasings it had before the ten impossible ones were added (52 of 55 since
 /// issue 55: it refuses Feb 29, 2000 and 29 February 2024, and reads the thirty-second of May
-/// 2000 as 2000-05-31). Every day past a month's end is tests/date_sweep.rs's.
+/// 2000 as 2000-05-31). Every day past a month's end is tests/integration/date_sweep.rs's.
 #[test]
 fn date_iso_never_invents_a_date() {
     let texts = date_impossible();

@@ -2,7 +2,7 @@
 //! models' targets.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::session::sampling::Sampling;
 use attnscope::trace::AttentionKind;

@@ -1,7 +1,7 @@
 //! Beam search, occlusion attribution and the CLI's analysis output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::session::sampling::log_probabilities;

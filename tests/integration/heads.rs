@@ -4,7 +4,7 @@
 //! `--ablate` on the command line.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::model::ablation::{Ablation, HeadRef};

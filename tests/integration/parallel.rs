@@ -4,7 +4,7 @@
 //! tied model's unused projection weight is untracked.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::model::Transformer;
 use attnscope::text::{build_tokenizer, Granularity};

@@ -1,7 +1,7 @@
 //! Broken and hostile model files: each gives a typed error with a readable message, no panic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::{Error, LoadedModel, ModelConfig};

@@ -2,7 +2,7 @@
 //! safetensors file, compared with every attention matrix of the trace (≤ 1e-4).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::{block_on, AttentionStack};

@@ -1,6 +1,6 @@
-//! The independent reference `tests/reference.rs`, `tests/inspect.rs` and `tests/heads.rs` check
-//! against: the whole forward pass in plain loops (no burn), straight from the safetensors file,
-//! layer by layer, optionally with heads switched off ([`Reference::without_heads`]); its
+//! The independent reference `reference.rs`, `inspect.rs` and `heads.rs` (tests/integration/)
+//! check against: the whole forward pass in plain loops (no burn), straight from the safetensors
+//! file, layer by layer, optionally with heads switched off ([`Reference::without_heads`]); its
 //! log-probabilities and greedy decoding are in `reference/log_probs.rs`.
 #![allow(clippy::needless_range_loop)]
 

@@ -5,7 +5,7 @@
 //! The model must invent no date, and get no more real dates wrong than docs/models.md records.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::{LoadedModel, ModelFolder};
 use attnscope::session::output_text;

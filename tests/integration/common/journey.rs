@@ -1,5 +1,5 @@
 //! One token's journey through one layer recomputed in plain loops from the saved weights
-//! ([`Reference`]): what `Session::inspect` must return, for `tests/inspect.rs`.
+//! ([`Reference`]): what `Session::inspect` must return, for `tests/integration/inspect.rs`.
 
 use attnscope::session::Inspect;
 use attnscope::trace::journey::{

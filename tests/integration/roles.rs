@@ -3,7 +3,7 @@
 //! And `attnscope heads --json`: one entry per head, each with the roles its scores earn.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::model::ablation::HeadRef;
 use attnscope::model::positional::PositionalTable;

@@ -1,7 +1,7 @@
 //! The command line: translate, trace --json, clear one-line errors with a non-zero exit.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 #[test]
 fn translate_prints_the_translation() {

@@ -2,7 +2,7 @@
 //! training log, end at the shipped weights, and show cross-attention sharpening.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::files::timeline::{Timeline, TIMELINE_FILE};

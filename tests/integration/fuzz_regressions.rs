@@ -3,7 +3,7 @@
 //! Also writes the tiny model the weights fuzzer mutates (an ignored test, run on demand).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -135,8 +135,8 @@ fn tokenizer_regressions() {
     }
 }
 
-/// `cargo test --release --test fuzz_regressions -- --ignored write_tiny_model` rewrites
-/// fuzz/initial/tiny: a 1+1-layer, d_model 8 model whose weights file is a few KB.
+/// `cargo test --release --test integration -- --ignored fuzz_regressions::write_tiny_model`
+/// rewrites fuzz/initial/tiny: a 1+1-layer, d_model 8 model whose weights file is a few KB.
 #[test]
 #[ignore]
 fn write_tiny_model() {

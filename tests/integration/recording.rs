@@ -2,7 +2,7 @@
 //! answers, the weights give way to it, and only the last snapshot stays weights.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::timeline::{Snapshot, Timeline, TIMELINE_FILE};
 use attnscope::session::{Answer, Focus};

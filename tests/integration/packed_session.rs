@@ -4,7 +4,7 @@
 //! packed session is asked to ([`Session::pack_everywhere`]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::files::stream::WeightsStream;

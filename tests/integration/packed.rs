@@ -3,7 +3,7 @@
 //! on every shipped model and on a tiny one with biases and odd widths, and the same greedy output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::model::ablation::Ablation;

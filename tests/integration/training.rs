@@ -5,7 +5,7 @@
 //! meanwhile.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::weights::{load_model, read_weights, save_weights};
 use attnscope::model::positional::PositionalTable;

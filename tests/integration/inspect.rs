@@ -5,7 +5,7 @@
 //! logits. The head weights equal the trace's rows; the top tokens equal the step's candidates.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::session::Inspect;

@@ -7,7 +7,7 @@
 //! every existing config.json as it was.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use attnscope::block_on;
 use attnscope::model::{AttentionInput, PositionalEncoding, Transformer};

@@ -2,7 +2,7 @@
 //! recipe it does not fit is refused before anything trains.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 /// `train --dropout` takes a probability (a negative one is read as a value, not a flag):
 /// outside [0, 1) it is refused, in one line, before anything trains.
