@@ -27,12 +27,25 @@ modules=("$@")
 # The inputs as cargo is about to read them: an edit during the build leaves pkg/ recorded as the
 # build of the tree before it, which the next check finds stale.
 listing="$(mktemp)"
-trap 'rm -f "$listing"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$listing" "$work"' EXIT
 pkg_listing "$listing"
+# Each module's wasm-bindgen and wasm-opt (on one core: 30-60 s each, 2026-12-07) run while cargo
+# builds the next module, from a copy of its cargo output (the next build of the same profile
+# writes the same path). Their output is printed in order, as each is done.
+packaging=()
 for name in "${modules[@]}"; do
   wasm_compile "$name"
-  wasm_package "$name" "$listing"
+  cp "$(wasm_raw "$name")" "$work/$name.wasm"
+  wasm_package "$name" "$listing" "$work/$name.wasm" > "$work/$name.log" 2>&1 &
+  packaging+=("$!")
 done
+packaged=0
+for i in "${!modules[@]}"; do
+  wait "${packaging[$i]}" || packaged=1
+  cat "$work/${modules[$i]}.log"
+done
+[ "$packaged" -eq 0 ] || { echo "packaging a module failed (its output is above)"; exit 1; }
 wasm_manifest "$listing"
 # The page's bundle (pkg/page/, esbuild: well under a second) is its own build with its own
 # listing; a change to www/ alone needs only this step.

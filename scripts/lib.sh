@@ -58,12 +58,13 @@ wasm_compile() { # wasm_compile NAME: cargo build of module NAME (cpu: release; 
     cargo build --profile "$profile" --lib --target wasm32-unknown-unknown $(wasm_features "$name")
 }
 
-# wasm_package NAME LISTING: wasm-bindgen and wasm-opt into pkg/NAME, unless it is up to date.
-# pkg/NAME/.source-hash: the cargo output's hash and the wasm-opt level it was packaged from;
-# pkg/NAME/.inputs: the hash of LISTING (scripts/pkg-inputs.mjs), the inputs cargo compiled.
+# wasm_package NAME LISTING [RAW]: wasm-bindgen and wasm-opt into pkg/NAME, unless it is up to
+# date, from RAW (by default the cargo output, wasm_raw). pkg/NAME/.source-hash: the cargo output's
+# hash and the wasm-opt level it was packaged from; pkg/NAME/.inputs: the hash of LISTING
+# (scripts/pkg-inputs.mjs), the inputs cargo compiled.
 wasm_package() {
-  local name="$1" raw stamp out="$ROOT/pkg/$1" level="$WASM_OPT_LEVEL" version inputs
-  raw="$(wasm_raw "$name")"
+  local name="$1" raw="${3:-}" stamp out="$ROOT/pkg/$1" level="$WASM_OPT_LEVEL" version inputs
+  [ -n "$raw" ] || raw="$(wasm_raw "$name")"
   stamp="$(sha256sum "$raw" | cut -d' ' -f1) $level"
   inputs="$(sha256sum "$2" | cut -d' ' -f1)"
   if [ -f "$out/attnscope_bg.wasm" ] && [ "$(cat "$out/.source-hash" 2>/dev/null)" = "$stamp" ]; then

@@ -61,18 +61,29 @@ elif [ "$pkg_was_current" -eq 0 ]; then
 fi
 run_stage "clippy (wasm32)" artifacts/clippy-wasm.log \
   cargo clippy --release --lib --target wasm32-unknown-unknown --features webgpu,train -- -D warnings
-# Same profile as the WebGPU module, so its dependencies are built once. wasm-bindgen-test-runner
-# gives chromedriver a few seconds to bind its port; once in four clean-clone runs (2026-12-03) it
-# did not ("driver failed to bind port during startup"), before any test ran. Such a start is
-# tried once more; a test that fails is not.
+# Same profile as the WebGPU module, so its dependencies are built once. The test binary alone is
+# linked without LTO: `cargo rustc` passes `-C lto=off` to it and not to its dependencies (the
+# profile's fat LTO took 159 s for this one binary on 2 cores, 2026-12-07; without, 4 s). LTO
+# changes no result, and the shipped modules, LTO'd, are what the browser tests load.
+# wasm-bindgen-test-runner gives chromedriver a few seconds to bind its port; once in four
+# clean-clone runs (2026-12-03) it did not ("driver failed to bind port during startup"), before
+# any test ran. Such a start is tried once more; a test that fails is not.
 wasm_tests() {
-  local first=artifacts/wasm-test-first-start.log
-  cargo test --profile wasm-webgpu --target wasm32-unknown-unknown --features webgpu --test web 2>&1 |
-    tee "$first"
+  local first=artifacts/wasm-test-first-start.log exe
+  exe=$(cargo rustc --profile wasm-webgpu --target wasm32-unknown-unknown --features webgpu --test web \
+    --message-format=json-render-diagnostics -- -C lto=off -C codegen-units=16 |
+    node -e 'let found = "";
+      for (const line of require("fs").readFileSync(0, "utf8").split("\n")) {
+        const m = line.startsWith("{") ? JSON.parse(line) : null;
+        if (m?.reason === "compiler-artifact" && m.target.name === "web" && m.executable) found = m.executable;
+      }
+      if (!found) process.exit(1);
+      console.log(found);') || { echo "the wasm test binary did not build"; return 1; }
+  wasm-bindgen-test-runner "$exe" 2>&1 | tee "$first"
   local rc=${PIPESTATUS[0]}
   if [ "$rc" -ne 0 ] && grep -q "driver failed to bind port during startup" "$first"; then
     echo "chromedriver did not start: once more"
-    cargo test --profile wasm-webgpu --target wasm32-unknown-unknown --features webgpu --test web
+    wasm-bindgen-test-runner "$exe"
   else
     return "$rc"
   fi
