@@ -28,7 +28,9 @@ modules=("$@")
 # build of the tree before it, which the next check finds stale.
 listing="$(mktemp)"
 work="$(mktemp -d)"
-trap 'rm -rf "$listing" "$work"' EXIT
+# On any exit (a cargo build that failed), a module still being packaged finishes first (a minute
+# at most) and its output is printed, before $work goes.
+trap 'wait; cat "$work"/*.log 2>/dev/null || true; rm -rf "$listing" "$work"' EXIT
 pkg_listing "$listing"
 # Each module's wasm-bindgen and wasm-opt (on one core: 30-60 s each, 2026-12-07) run while cargo
 # builds the next module, from a copy of its cargo output (the next build of the same profile
@@ -43,7 +45,7 @@ done
 packaged=0
 for i in "${!modules[@]}"; do
   wait "${packaging[$i]}" || packaged=1
-  cat "$work/${modules[$i]}.log"
+  cat "$work/${modules[$i]}.log" && rm "$work/${modules[$i]}.log"
 done
 [ "$packaged" -eq 0 ] || { echo "packaging a module failed (its output is above)"; exit 1; }
 wasm_manifest "$listing"
