@@ -7,7 +7,8 @@
 //! median and p95 over 30 runs after 5 warm-up runs. Single-threaded, like the browser.
 //! `SPLIT=1`: en-zh's forward at 32 tokens split into tokenizing, arithmetic and attention
 //! readback, and a cached step against it (`split/forward.rs`; onnxruntime's side:
-//! `benches/ort_forward.py`).
+//! `benches/ort_forward.py`). `PRODUCTS=1`: the forward's weight products alone, hot and cold
+//! (`split/products.rs`; onnxruntime's side: `benches/ort_products.py`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;
@@ -21,6 +22,8 @@ use attnscope::LoadedModel;
 use attnscope::{block_on, Session};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
+#[path = "split/products.rs"]
+mod products;
 #[path = "split/forward.rs"]
 mod split;
 
@@ -119,6 +122,10 @@ fn main() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     if let Ok(stage) = std::env::var("PROFILE") {
         profile(&root, &stage);
+        return;
+    }
+    if std::env::var("PRODUCTS").is_ok() {
+        products::products();
         return;
     }
     if std::env::var("SPLIT").is_ok() {
