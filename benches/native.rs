@@ -7,8 +7,9 @@
 //! median and p95 over 30 runs after 5 warm-up runs. Single-threaded, like the browser.
 //! `SPLIT=1`: en-zh's forward at 32 tokens split into tokenizing, arithmetic and attention
 //! readback, and a cached step against it (`split/forward.rs`; onnxruntime's side:
-//! `benches/ort_forward.py`). `PRODUCTS=1`: the forward's weight products alone, hot and cold
-//! (`split/products.rs`; onnxruntime's side: `benches/ort_products.py`).
+//! `benches/ort_forward.py`). `PRODUCTS=1`: the forward's weight products alone, hot and cold,
+//! as the model calls them and transposed (`split/products.rs`; onnxruntime's side:
+//! `benches/ort_products.py`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Instant;

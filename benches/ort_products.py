@@ -3,7 +3,9 @@
 (benches/split/products.rs), each a MatMul + Add graph with its weights as initializers (which
 onnxruntime packs once, at session creation), hot and cold as there; then the share of each
 operator in en-zh's forward (encoder.onnx + decoder.onnx, 32 source tokens) by onnxruntime's own
-profiler. A run includes Python's call into onnxruntime (compare the one-row products).
+profiler, and each MatMul's kernel time inside that forward by its shapes. A product timed alone
+includes Python's call into onnxruntime (compare the one-row products); the profiler's times do
+not, but profiling slows the whole run.
 
     benches/.venv/bin/python benches/ort_products.py     # after benches/export_onnx.py models/en-zh benches/out/en-zh
 """
@@ -20,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 from inputs import ROOT, bench_sentence, trace
 from onnx_decode import FILES
 
-SHAPES = [(32, 192, 576), (32, 192, 192), (32, 192, 768), (32, 768, 192), (32, 192, 384), (20, 192, 2878), (1, 192, 576), (1, 768, 192)]
+SHAPES = [(32, 192, 192), (32, 192, 768), (32, 768, 192), (20, 192, 2878), (1, 192, 192), (1, 768, 192), (32, 192, 576), (32, 192, 384)]
 SAMPLES = 41
 
 
@@ -85,16 +87,25 @@ def operator_shares(runs=200):
             dec.run(None, {"tgt_ids": tgt, "memory": enc.run(None, {"src_ids": src})[0]})
         print(f"\nen-zh forward, {src.shape[1]} source tokens, {tgt.shape[1]} decoder rows, {runs} runs: each operator's share of the nodes' time\n")
         print("| graph | nodes ms a run | MatMul | FusedMatMul | Add | LayerNormalization | Transpose + Reshape | Softmax | other |\n|---|---|---|---|---|---|---|---|---|")
+        durations = collections.defaultdict(list)
         for name, session in (("encoder", enc), ("decoder", dec)):
             by = collections.Counter()
             for event in json.loads(pathlib.Path(session.end_profiling()).read_text()):
                 if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
                     by[event["args"]["op_name"]] += event["dur"]
+                    if event["args"]["op_name"] == "MatMul":
+                        shapes = [next(iter(t.values())) for t in event["args"]["input_type_shape"] + event["args"]["output_type_shape"]]
+                        durations[f"{name}: " + " → ".join("×".join(map(str, d)) for d in shapes)].append(event["dur"])
             total = sum(by.values())
             share = lambda *ops: f"{100 * sum(by[o] for o in ops) / total:.1f} %"
             named = ("MatMul", "FusedMatMul", "Add", "LayerNormalization", "Transpose", "Reshape", "Softmax")
             other = f"{100 * sum(v for k, v in by.items() if k not in named) / total:.1f} %"
             print(f"| {name} | {total / runs / 1e3:.3f} | {share('MatMul')} | {share('FusedMatMul')} | {share('Add')} | {share('LayerNormalization')} | {share('Transpose', 'Reshape')} | {share('Softmax')} | {other} |")
+        matmuls = {k: (len(v) // runs, sorted(v)[len(v) // 2]) for k, v in durations.items()}
+        print("\nEach MatMul inside the forward, by its operands' shapes (onnxruntime's kernel time, no Python call): median µs a call\n")
+        print("| input → output | calls a forward | median µs |\n|---|---|---|")
+        for shape, (count, median) in sorted(matmuls.items(), key=lambda kv: -kv[1][0] * kv[1][1]):
+            print(f"| {shape} | {count} | {median:.1f} |")
 
 
 if __name__ == "__main__":

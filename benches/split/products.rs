@@ -1,25 +1,28 @@
 //! `PRODUCTS=1 cargo bench --bench native`: the weight products of en-zh's forward at 32 source
-//! tokens (20 decoder rows), each alone through burn's `linear` (gemm), hot (the call before left
-//! the weights in the caches) and cold (a 48 MB walk first, as between layers of a forward).
-//! onnxruntime's side is `benches/ort_products.py`, the same shapes as one MatMul + Add graph.
-//! Issue 58's eleventh session: where native forward's gap to onnxruntime lies.
+//! tokens (20 decoder rows), each alone through burn's CPU backend, two ways, alternated call by
+//! call: `linear(x, W)` as the model calls it (`W` stored `[d_in, d_out]`, which gemm reads
+//! unpacked), and `(Wᵀ · xᵀ)ᵀ` from a `[d_out, d_in]` copy (each output's weights contiguous).
+//! Cold: a 48 MB walk first (it evicts the code and the page tables' entries too, so it overstates
+//! a forward's layers); hot: the same call again at once. onnxruntime's side is
+//! `benches/ort_products.py`. Issue 58's eleventh session: where native forward's time goes.
 
 use std::time::Instant;
 
 use burn::tensor::module::linear;
 use burn::tensor::{Device, Distribution, Tensor};
 
-/// (rows, inputs, outputs): query/key/value together, one projection, the feed-forward's two,
-/// cross-attention's keys and values, the logits; then one row (a cached step).
+/// (rows, inputs, outputs): one of query, key, value or output (both engines project them one by
+/// one), the feed-forward's two, the logits, one row (a cached step); and query, key and value
+/// fused, and the cross-attention's keys and values fused (neither engine fuses them).
 pub const SHAPES: [(usize, usize, usize); 8] = [
-    (32, 192, 576),
     (32, 192, 192),
     (32, 192, 768),
     (32, 768, 192),
-    (32, 192, 384),
     (20, 192, 2878),
-    (1, 192, 576),
+    (1, 192, 192),
     (1, 768, 192),
+    (32, 192, 576),
+    (32, 192, 384),
 ];
 
 const SAMPLES: usize = 41;
@@ -29,40 +32,67 @@ fn median(mut samples: Vec<f64>) -> f64 {
     samples[samples.len() / 2]
 }
 
-pub fn products() {
+fn micros(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64() * 1e6
+}
+
+/// One shape: (hot, cold) µs of each way, and the largest difference between their outputs.
+fn shape(rows: usize, inputs: usize, outputs: usize, walk: &mut [u8]) -> ([f64; 4], f32) {
     let device = Device::flex();
+    let x: Tensor<2> = Tensor::random([rows, inputs], Distribution::Normal(0.0, 1.0), &device);
+    let w: Tensor<2> = Tensor::random([inputs, outputs], Distribution::Normal(0.0, 0.05), &device);
+    let b: Tensor<1> = Tensor::random([outputs], Distribution::Normal(0.0, 1.0), &device);
+    let w_t = Tensor::<2>::from_data(w.clone().transpose().into_data(), &device); // [d_out, d_in]
+    let b_t: Tensor<2> = b.clone().reshape([outputs, 1]);
+    let as_called = || {
+        linear(
+            x.clone().reshape([1, rows, inputs]),
+            w.clone(),
+            Some(b.clone()),
+        )
+    };
+    let transposed = || (w_t.clone().matmul(x.clone().transpose()) + b_t.clone()).transpose();
+    let values = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap_or_default();
+    let difference = values(as_called().reshape([rows, outputs]))
+        .iter()
+        .zip(values(transposed()))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    let mut flush = || {
+        for i in (0..walk.len()).step_by(64) {
+            walk[i] = walk[i].wrapping_add(1);
+        }
+    };
+    for _ in 0..5 {
+        as_called().into_data();
+        transposed().into_data();
+    }
+    let mut samples: [Vec<f64>; 4] = Default::default();
+    for _ in 0..SAMPLES {
+        flush();
+        samples[1].push(micros(|| drop(as_called().into_data())));
+        samples[0].push(micros(|| drop(as_called().into_data())));
+        flush();
+        samples[3].push(micros(|| drop(transposed().into_data())));
+        samples[2].push(micros(|| drop(transposed().into_data())));
+    }
+    (samples.map(median), difference)
+}
+
+pub fn products() {
     let mut walk = vec![1u8; 48 << 20];
     println!(
-        "| rows × inputs → outputs | hot µs | madd/ns | cold µs | madd/ns |\n|---|---|---|---|---|"
+        "| rows × inputs → outputs | as called, hot µs | cold µs | (Wᵀ·xᵀ)ᵀ, hot µs | cold µs | hot ratio | cold ratio | largest difference |"
     );
+    println!("|---|---|---|---|---|---|---|---|");
     for (rows, inputs, outputs) in SHAPES {
-        let x: Tensor<3> =
-            Tensor::random([1, rows, inputs], Distribution::Normal(0.0, 1.0), &device);
-        let w: Tensor<2> =
-            Tensor::random([inputs, outputs], Distribution::Normal(0.0, 0.05), &device);
-        let b: Tensor<1> = Tensor::random([outputs], Distribution::Normal(0.0, 1.0), &device);
-        let product = || {
-            let t = Instant::now();
-            linear(x.clone(), w.clone(), Some(b.clone())).into_data();
-            t.elapsed().as_secs_f64() * 1e6
-        };
-        for _ in 0..5 {
-            product();
-        }
-        let (mut hot, mut cold) = (Vec::new(), Vec::new());
-        for _ in 0..SAMPLES {
-            hot.push(product());
-            for i in (0..walk.len()).step_by(64) {
-                walk[i] = walk[i].wrapping_add(1);
-            }
-            cold.push(product());
-        }
-        let madds = (rows * inputs * outputs) as f64;
-        let (hot, cold) = (median(hot), median(cold));
+        let ([hot, cold, t_hot, t_cold], difference) = shape(rows, inputs, outputs, &mut walk);
         println!(
-            "| {rows} × {inputs} → {outputs} | {hot:.1} | {:.1} | {cold:.1} | {:.1} |",
-            madds / hot / 1e3,
-            madds / cold / 1e3
+            "| {rows} × {inputs} → {outputs} | {hot:.1} | {cold:.1} | {t_hot:.1} | {t_cold:.1} | {:.2} | {:.2} | {difference:.1e} |",
+            t_hot / hot,
+            t_cold / cold
         );
     }
 }
