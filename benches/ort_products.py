@@ -68,9 +68,9 @@ def products():
             product()
         hot, cold = [], []
         for _ in range(SAMPLES):
-            hot.append(product())
             walk[::64] += 1
             cold.append(product())
+            hot.append(product())
         hot, cold = sorted(hot)[SAMPLES // 2], sorted(cold)[SAMPLES // 2]
         madds = rows * inputs * outputs
         print(f"| {rows} × {inputs} → {outputs} | {hot:.1f} | {madds / hot / 1e3:.1f} | {cold:.1f} | {madds / cold / 1e3:.1f} |")

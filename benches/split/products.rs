@@ -11,10 +11,12 @@ use std::time::Instant;
 use burn::tensor::module::linear;
 use burn::tensor::{Device, Distribution, Tensor};
 
+use super::stats;
+
 /// (rows, inputs, outputs): one of query, key, value or output (both engines project them one by
 /// one), the feed-forward's two, the logits, one row (a cached step); and query, key and value
 /// fused, and the cross-attention's keys and values fused (neither engine fuses them).
-pub const SHAPES: [(usize, usize, usize); 8] = [
+const SHAPES: [(usize, usize, usize); 8] = [
     (32, 192, 192),
     (32, 192, 768),
     (32, 768, 192),
@@ -26,11 +28,6 @@ pub const SHAPES: [(usize, usize, usize); 8] = [
 ];
 
 const SAMPLES: usize = 41;
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
-}
 
 fn micros(f: impl FnOnce()) -> f64 {
     let t = Instant::now();
@@ -78,7 +75,7 @@ fn shape(rows: usize, inputs: usize, outputs: usize, walk: &mut [u8]) -> ([f64; 
         samples[3].push(micros(|| drop(transposed().into_data())));
         samples[2].push(micros(|| drop(transposed().into_data())));
     }
-    (samples.map(median), difference)
+    (samples.map(|s| stats(s).0), difference)
 }
 
 pub fn products() {
