@@ -5,9 +5,13 @@
 //! Cold: a 48 MB walk first (it evicts the code and the page tables' entries too, so it overstates
 //! a forward's layers); hot: the same call again at once. onnxruntime's side is
 //! `benches/ort_products.py`. Issue 58's eleventh session: where native forward's time goes.
+//! A second table times the packed kernel that a native session runs on an x86-64 CPU with AVX2
+//! and FMA (`src/model/packed/x86.rs`, the twelfth session) on the same shapes, hot: its
+//! multiply-adds per ns, fastest and median call.
 
 use std::time::Instant;
 
+use attnscope::model::packed::PackedLinear;
 use burn::tensor::module::linear;
 use burn::tensor::{Device, Distribution, Tensor};
 
@@ -90,6 +94,40 @@ pub fn products() {
             "| {rows} × {inputs} → {outputs} | {hot:.1} | {cold:.1} | {t_hot:.1} | {t_cold:.1} | {:.2} | {:.2} | {difference:.1e} |",
             t_hot / hot,
             t_cold / cold
+        );
+    }
+    packed_products();
+}
+
+/// The packed kernel alone on each shape, hot: fastest and median of 201 calls.
+fn packed_products() {
+    println!();
+    println!("| rows × inputs → outputs | packed, fastest µs | multiply-adds per ns | median µs | multiply-adds per ns |");
+    println!("|---|---|---|---|---|");
+    for (rows, inputs, outputs) in SHAPES {
+        let w: Vec<f32> = (0..inputs * outputs)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 500.0)
+            .collect();
+        let x: Vec<f32> = (0..rows * inputs)
+            .map(|i| ((i * 13 % 17) as f32 - 8.0) / 3.0)
+            .collect();
+        let Ok(packed) = PackedLinear::new(&w, inputs, outputs, Some(vec![0.1; outputs])) else {
+            continue;
+        };
+        let mut out = vec![0.0; rows * outputs];
+        for _ in 0..50 {
+            packed.apply(&x, &mut out);
+        }
+        let mut samples: Vec<f64> = (0..201)
+            .map(|_| micros(|| packed.apply(&x, &mut out)))
+            .collect();
+        samples.sort_by(f64::total_cmp);
+        let rate = |us: f64| (rows * inputs * outputs) as f64 / us / 1e3;
+        let (fastest, median) = (samples[0], samples[100]);
+        println!(
+            "| {rows} × {inputs} → {outputs} | {fastest:.1} | {:.1} | {median:.1} | {:.1} |",
+            rate(fastest),
+            rate(median)
         );
     }
 }

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::config::ModelConfig;
 use super::dropout;
 use super::host_attention::HostAttention;
+use super::host_layers::key_value_on_host;
 pub use super::key_value::KeyValue;
 use super::masks::Mask;
 use super::packed::{project, PackedAttention};
@@ -209,6 +210,17 @@ impl MultiHeadAttention {
         self.n_heads
     }
 
+    /// What this block's attention needs on the host (its projections packed).
+    pub(crate) fn host(&self) -> HostAttention {
+        HostAttention {
+            heads: self.n_heads,
+            d_k: self.d_k,
+            scaled: self.scaled,
+            causal: self.causal,
+            mask_value: self.mask_value as f32,
+        }
+    }
+
     /// The raw scores QKᵀ scaled as this block scales them: ÷√d_k, or unchanged when the
     /// config turned scaling off.
     ///
@@ -236,6 +248,10 @@ impl MultiHeadAttention {
     /// # Shapes
     /// `x: [batch, k_len, d_model]` → keys and values `[batch, heads, k_len, d_k]`.
     pub fn project_key_value(&self, x: Tensor<3>, packed: Option<&PackedAttention>) -> KeyValue {
+        let on_host = packed.and_then(|packed| key_value_on_host(self, packed, &x));
+        if let Some(kv) = on_host {
+            return kv;
+        }
         KeyValue {
             keys: self.split_heads(project(&self.w_k, packed.map(|p| &p.w_k), x.clone())),
             values: self.split_heads(project(&self.w_v, packed.map(|p| &p.w_v), x)),
@@ -292,13 +308,7 @@ impl MultiHeadAttention {
         let query = project(&self.w_q, packed.map(|p| &p.w_q), query_input);
         // Where the projections are packed (the CPU), the rest runs on the host too.
         if let Some(packed) = packed {
-            let host = HostAttention {
-                heads: self.n_heads,
-                d_k: self.d_k,
-                scaled: self.scaled,
-                causal: self.causal,
-                mask_value: self.mask_value as f32,
-            };
+            let host = self.host();
             if let Some(out) = host.attend(query.clone(), kv, mask.clone(), keep_raw_scores) {
                 return AttentionOutput {
                     context: project(&self.w_o, Some(&packed.w_o), out.concatenated),

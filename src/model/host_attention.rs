@@ -36,8 +36,49 @@ pub struct HostOutput {
     pub raw: Option<Tensor<4>>,
 }
 
+/// Below this many queries [`HostAttention::attend_values`] multiplies without packing.
+const FEW_QUERIES: usize = 4;
+
+/// The two products of attention in plain loops, for a few queries.
+mod direct {
+    /// `out = x · mᵀ` (`m`: rows of `d_in`), each sum in order.
+    pub(super) fn times_transposed(x: &[f32], m: &[f32], d_in: usize, out: &mut [f32]) {
+        let d_out = m.len() / d_in.max(1);
+        for (row, out_row) in x.chunks_exact(d_in).zip(out.chunks_exact_mut(d_out)) {
+            for (o, column) in out_row.iter_mut().zip(m.chunks_exact(d_in)) {
+                *o = row.iter().zip(column).map(|(a, b)| a * b).sum();
+            }
+        }
+    }
+
+    /// `out = x · m` (`m`: `d_in × d_out`, row-major), `m`'s rows added in order.
+    pub(super) fn times(x: &[f32], m: &[f32], d_in: usize, d_out: usize, out: &mut [f32]) {
+        for (row, out_row) in x.chunks_exact(d_in).zip(out.chunks_exact_mut(d_out)) {
+            out_row.fill(0.0);
+            for (&w, m_row) in row.iter().zip(m.chunks_exact(d_out)) {
+                out_row.iter_mut().zip(m_row).for_each(|(o, v)| *o += w * v);
+            }
+        }
+    }
+}
+
+/// [`HostAttention::attend_values`]'s answer, on the host: the heads side by side
+/// `[batch, q_len, d_model]`, the weights and the raw scores `[batch, heads, q_len, k_len]`.
+pub(crate) struct HostValues {
+    pub context: Vec<f32>,
+    pub weights: Vec<f32>,
+    pub raw: Vec<f32>,
+}
+
+/// A tensor's data on the host, for reading its values where they lie (`as_slice`): one copy,
+/// where `try_into_vec` makes a second when the bytes' alignment is not a `Vec`'s. `None` where
+/// it cannot be read at once (not a CPU tensor).
+pub(crate) fn host_data<const D: usize>(tensor: Tensor<D>) -> Option<TensorData> {
+    tensor.try_into_data().ok()
+}
+
 /// A tensor's values on the host; `None` where it cannot be read at once (not a CPU tensor).
-fn host<const D: usize>(tensor: Tensor<D>) -> Option<Vec<f32>> {
+pub(crate) fn host<const D: usize>(tensor: Tensor<D>) -> Option<Vec<f32>> {
     tensor.try_into_data().ok()?.try_into_vec::<f32>().ok()
 }
 
@@ -83,6 +124,35 @@ impl HostAttention {
         {
             return None; // a mask broadcast over the keys, or of another shape: burn's path
         }
+        let HostValues {
+            context,
+            weights,
+            raw,
+        } = self.attend_values(&q, &k, &v, hidden.as_ref(), [batch, q_len, k_len]);
+        let dims4 = [batch, heads, q_len, k_len];
+        Some(HostOutput {
+            concatenated: Tensor::from_data(
+                TensorData::new(context, [batch, q_len, d_model]),
+                &device,
+            ),
+            weights: Tensor::from_data(TensorData::new(weights, dims4), &device),
+            raw: keep_raw.then(|| Tensor::from_data(TensorData::new(raw, dims4), &device)),
+        })
+    }
+
+    /// [`Self::attend`] on the host's values: `q` `[batch, q_len, heads · d_k]` (projected, the
+    /// heads side by side), `k` and `v` `[batch, heads, k_len, d_k]`, `hidden` fitting the
+    /// attention's shape.
+    pub(crate) fn attend_values(
+        &self,
+        q: &[f32],
+        k: &[f32],
+        v: &[f32],
+        hidden: Option<&HiddenKeys>,
+        [batch, q_len, k_len]: [usize; 3],
+    ) -> HostValues {
+        let (heads, d_k) = (self.heads, self.d_k);
+        let d_model = heads * d_k;
         let mut raw = vec![0.0f32; batch * heads * q_len * k_len];
         let mut weights = vec![0.0f32; raw.len()];
         let mut context = vec![0.0f32; batch * q_len * d_model];
@@ -100,7 +170,12 @@ impl HostAttention {
                 }
                 let head_at = (b * heads + h) * q_len * k_len;
                 let raw_head = &mut raw[head_at..head_at + q_len * k_len];
-                times_transposed(&q_head, k_head, d_k, raw_head, &mut scratch);
+                // A few queries (a cached step) do not repay packing the keys and values.
+                let few = q_len < FEW_QUERIES;
+                match few {
+                    true => direct::times_transposed(&q_head, k_head, d_k, raw_head),
+                    false => times_transposed(&q_head, k_head, d_k, raw_head, &mut scratch),
+                }
                 let w_head = &mut weights[head_at..head_at + q_len * k_len];
                 for (i, (row, raw_row)) in w_head
                     .chunks_exact_mut(k_len)
@@ -108,7 +183,7 @@ impl HostAttention {
                     .enumerate()
                 {
                     self.scores(row, raw_row, divisor);
-                    if let Some(hidden) = hidden.as_ref().and_then(|m| m.row(b, h, i)) {
+                    if let Some(hidden) = hidden.and_then(|m| m.row(b, h, i)) {
                         for (w, &hide) in row.iter_mut().zip(hidden) {
                             *w = if hide { self.mask_value } else { *w };
                         }
@@ -119,40 +194,39 @@ impl HostAttention {
                     }
                     row_in_place(row);
                 }
-                times(w_head, v_head, k_len, d_k, &mut out_head, &mut scratch);
+                match few {
+                    true => direct::times(w_head, v_head, k_len, d_k, &mut out_head),
+                    false => times(w_head, v_head, k_len, d_k, &mut out_head, &mut scratch),
+                }
                 for (i, row) in out_head.chunks_exact(d_k).enumerate() {
                     context[(b * q_len + i) * d_model + h * d_k..][..d_k].copy_from_slice(row);
                 }
             }
         }
-        let dims4 = [batch, heads, q_len, k_len];
-        Some(HostOutput {
-            concatenated: Tensor::from_data(
-                TensorData::new(context, [batch, q_len, d_model]),
-                &device,
-            ),
-            weights: Tensor::from_data(TensorData::new(weights, dims4), &device),
-            raw: keep_raw.then(|| Tensor::from_data(TensorData::new(raw, dims4), &device)),
-        })
+        HostValues {
+            context,
+            weights,
+            raw,
+        }
     }
 }
 
 /// A boolean mask `[batch | 1, heads | 1, q_len | 1, k_len]` read on the host, broadcast on its
 /// axes of 1.
-struct HiddenKeys {
+pub(crate) struct HiddenKeys {
     dims: [usize; 4],
     hidden: Vec<bool>,
 }
 
 impl HiddenKeys {
-    fn read(mask: Tensor<4, Bool>) -> Option<Self> {
+    pub(crate) fn read(mask: Tensor<4, Bool>) -> Option<Self> {
         let dims = mask.dims();
         let hidden = mask.try_into_data().ok()?.try_into_vec::<bool>().ok()?;
         Some(Self { dims, hidden })
     }
 
     /// Whether every axis is 1 or the attention's own, and the keys are the attention's.
-    fn fits(&self, batch: usize, heads: usize, q_len: usize, k_len: usize) -> bool {
+    pub(crate) fn fits(&self, batch: usize, heads: usize, q_len: usize, k_len: usize) -> bool {
         let [db, dh, dq, dk] = self.dims;
         let axis = |size: usize, own: usize| size == 1 || size == own;
         axis(db, batch) && axis(dh, heads) && axis(dq, q_len) && dk == k_len

@@ -61,6 +61,12 @@ impl EncoderLayer {
         keep_raw_scores: bool,
         packed: Option<&PackedEncoderLayer>,
     ) -> (Tensor<3>, AttentionOutput) {
+        let on_host = packed.and_then(|packed| {
+            self.forward_on_host(&x, padding_mask.as_ref(), keep_raw_scores, packed)
+        });
+        if let Some(output) = on_host {
+            return output;
+        }
         let attention = self.attend(x.clone(), padding_mask, keep_raw_scores, packed);
         let x = self.residual_1.output(x, attention.context.clone());
         let ffn = self
@@ -215,6 +221,15 @@ impl DecoderLayer {
             packed,
             attention_only,
         } = input;
+        let mut cache = cache;
+        let whole_layer = keep_scores.is_none() && !attention_only;
+        let on_host = packed.filter(|_| whole_layer).and_then(|packed| {
+            let slot = cache.as_deref_mut();
+            self.forward_on_host(&x, memory, cross_mask.as_ref(), slot, packed)
+        });
+        if let Some(output) = on_host {
+            return output;
+        }
         let input = self.residual_1.input(x.clone());
         let self_attention = self.self_attn.forward(
             AttentionInput::self_attn(input)

@@ -13,6 +13,7 @@ mod decoder;
 pub mod dropout;
 pub mod generation;
 mod host_attention;
+mod host_layers;
 mod key_value;
 mod layers;
 pub mod masks;

@@ -16,8 +16,10 @@
 //!
 //! The results equal burn's `Linear::forward` up to the order of the additions (tested below
 //! against a plain loop in f64, and in `tests/integration/packed.rs` on whole models). The
-//! session packs its model on the CPU of a wasm module only ([`PackedWeights::for_device`]);
-//! WebGPU and native builds keep burn's kernels.
+//! session packs its model on the CPU of a wasm module, and natively on an x86-64 CPU with AVX2
+//! and FMA, where the same tiles go through `packed/x86.rs`'s kernel and whole layers run on the host
+//! (`model::host_layers`) ([`PackedWeights::for_device`]); WebGPU and other native CPUs keep
+//! burn's kernels.
 
 use std::sync::Arc;
 
@@ -264,6 +266,14 @@ pub fn project_tied(
     linear(x, weight, bias.map(|b| b.val()))
 }
 
+/// Whether a native build's packed kernel has AVX2 and FMA ([`x86`]); `false` on wasm.
+pub(crate) fn fast_kernel() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return x86::available();
+    #[cfg(not(target_arch = "x86_64"))]
+    return false;
+}
+
 mod kernel;
 pub(crate) use kernel::{times, times_transposed};
 mod table;
@@ -271,6 +281,8 @@ pub use table::PackedTable;
 mod tiles;
 use tiles::Tiles;
 mod weights;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 pub use weights::{packs, PackedAttention, PackedDecoderLayer, PackedEncoderLayer, PackedWeights};
 

@@ -59,7 +59,7 @@ pub fn max(values: &[f32]) -> f32 {
 
 /// The sum of `values` in four running sums (one vector add a step on wasm; a sum in order is
 /// one scalar add a step).
-fn sum(values: &[f32]) -> f32 {
+pub(crate) fn sum(values: &[f32]) -> f32 {
     let (chunks, rest) = values.as_chunks::<4>();
     let mut lanes = [0.0f32; 4];
     for chunk in chunks {
@@ -77,7 +77,7 @@ pub fn exp(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
     let clamped = x.clamp(-88.0, 88.0);
-    let n = (clamped * std::f32::consts::LOG2_E + 0.5).floor();
+    let n = floor(clamped * std::f32::consts::LOG2_E + 0.5);
     let r = clamped - n * LN2_HI - n * LN2_LO;
     let p = 1.987_569_1e-4;
     let p = p * r + 1.398_199_9e-3;
@@ -91,9 +91,33 @@ pub fn exp(x: f32) -> f32 {
     e_r * f32::from_bits(bits)
 }
 
+/// ⌊t⌋ for |t| < 2³¹. wasm has an instruction for it; baseline x86-64 (SSE2) has none, and
+/// `f32::floor` there is a call to `floorf` that keeps the loop around [`exp`] from vectorising.
+/// Truncating and stepping down where that rounded up gives the same value.
+#[inline]
+fn floor(t: f32) -> f32 {
+    if cfg!(target_arch = "wasm32") {
+        return t.floor();
+    }
+    let truncated = t as i32 as f32;
+    if truncated > t {
+        truncated - 1.0
+    } else {
+        truncated
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_is_std_s_floor_over_the_range_exp_uses() {
+        for i in -2_000_000..=2_000_000 {
+            let t = i as f32 / 15_000.0; // −133 … 133, fractions and whole numbers
+            assert_eq!(floor(t).to_bits(), t.floor().to_bits(), "{t}");
+        }
+    }
 
     #[test]
     fn exp_is_within_two_ulp_of_std_over_the_range_softmax_uses() {

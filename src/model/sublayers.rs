@@ -89,6 +89,11 @@ impl FeedForward {
         }
     }
 
+    /// The activation between the two linear maps.
+    pub fn activation(&self) -> Activation {
+        self.activation
+    }
+
     /// The block's output from its hidden activations: dropout, then `linear_2`.
     ///
     /// # Shapes
@@ -161,6 +166,9 @@ pub struct Residual {
     pub norm: Option<LayerNorm>,
     dropout: Dropout,
     norm_first: bool,
+    /// The norm's ε (burn's `LayerNorm` keeps its own private).
+    #[module(skip)]
+    epsilon: f64,
 }
 
 /// A residual connection's settings: `ResidualConfig::new(d_model).with_norm_first(true)`.
@@ -202,11 +210,22 @@ impl ResidualConfig {
             }),
             dropout: DropoutConfig::new(self.dropout).init(),
             norm_first: self.norm_first,
+            epsilon: self.layer_norm_eps,
         }
     }
 }
 
 impl Residual {
+    /// Whether the norm comes first (pre-norm).
+    pub fn norm_first(&self) -> bool {
+        self.norm_first
+    }
+
+    /// The norm's ε.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
     /// The sublayer's input: `norm(x)` in pre-norm, `x` itself otherwise.
     pub fn input(&self, x: Tensor<3>) -> Tensor<3> {
         match &self.norm {

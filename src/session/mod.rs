@@ -76,8 +76,19 @@ pub struct Session {
     /// `loaded.model`'s: `packed_intact` with `ablation`'s heads off, sharing every other matrix
     /// (made again when the ablation changes).
     packed: Option<PackedWeights>,
-    /// Pack (and drop the unpacked matrices) on any device: [`Self::pack_everywhere`].
-    pack_everywhere: bool,
+    /// Where the weights are packed: as the device wants, everywhere, or nowhere.
+    packing: Packing,
+}
+
+/// Where a session packs its model's weights ([`PackedWeights`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Packing {
+    /// Where the device wants them packed ([`PackedWeights::for_device`]).
+    Device,
+    /// On any device: [`Session::pack_everywhere`].
+    Everywhere,
+    /// On no device: [`Session::pack_nowhere`].
+    Nowhere,
 }
 
 impl Session {
@@ -93,15 +104,21 @@ impl Session {
             intact: None,
             packed_intact: None,
             packed: None,
-            pack_everywhere: false,
+            packing: Packing::Device,
         }
     }
 
     /// Pack the weights on any device, as the CPU of a wasm module does, and drop the unpacked
-    /// projection matrices the same way: how native tests reach that path (a native build keeps
-    /// gemm otherwise, `PackedWeights::for_device`).
+    /// projection matrices the same way: how native tests reach that path on a CPU whose native
+    /// build keeps gemm (`PackedWeights::for_device`).
     pub fn pack_everywhere(&mut self) {
-        self.pack_everywhere = true;
+        self.packing = Packing::Everywhere;
+    }
+
+    /// Keep burn's kernels (gemm on the CPU) on any device: the reference that native tests and
+    /// benches hold the packed path to, where a native build packs (`PackedWeights::for_device`).
+    pub fn pack_nowhere(&mut self) {
+        self.packing = Packing::Nowhere;
     }
 
     /// Load the files onto `device` and open a session.
@@ -125,7 +142,7 @@ impl Session {
         // sentence (the padding demo's batch) reads them too: the model's matrices are empty.
         session.packed = Some(packed.clone());
         session.packed_intact = Some(packed);
-        session.pack_everywhere = true;
+        session.packing = Packing::Everywhere;
         Ok(session)
     }
 
@@ -138,7 +155,7 @@ impl Session {
         let mut twin = Self::new(loaded, self.device.clone());
         twin.packed_intact = self.packed_intact.clone();
         twin.packed = self.packed_intact.clone();
-        twin.pack_everywhere = self.pack_everywhere;
+        twin.packing = self.packing;
         twin
     }
 
@@ -236,9 +253,10 @@ impl Session {
             // Every pass goes through the packed copy from now on: the intact model's matrices
             // are dropped as they are packed, and the model with heads off (if any) drops its own.
             let intact = self.intact.as_mut().unwrap_or(&mut self.loaded.model);
-            self.packed_intact = match self.pack_everywhere {
-                true => Some(PackedWeights::new_dropping(intact).await?),
-                false => PackedWeights::for_device(intact, &self.device).await?,
+            self.packed_intact = match self.packing {
+                Packing::Everywhere => Some(PackedWeights::new_dropping(intact).await?),
+                Packing::Device => PackedWeights::for_device(intact, &self.device).await?,
+                Packing::Nowhere => None,
             };
             if self.packed_intact.is_some() && self.intact.is_some() {
                 PackedWeights::drop_unpacked(&mut self.loaded.model);

@@ -7,8 +7,9 @@ use crate::common;
 
 use attnscope::files::folder::ModelFolder;
 use attnscope::model::ablation::Ablation;
+use attnscope::model::config::{Activation, ModelConfig};
 use attnscope::model::packed::PackedWeights;
-use attnscope::model::{DecoderOutput, KeyValue};
+use attnscope::model::{DecoderOutput, KeyValue, Normalisation};
 use attnscope::{block_on, LoadedModel};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
@@ -180,4 +181,43 @@ fn packed_prefix_passes_and_packed_heads_off_give_gemm_s_numbers() {
         .zip(&logits[1])
         .any(|(a, b)| (a - b).abs() > 1e-3);
     assert!(moved, "switching heads off changed nothing");
+}
+
+/// `fn` changes for `common::tiny_model_with`: each activation and each placement of the norms.
+fn swish_pre_norm(config: &mut ModelConfig) {
+    config.activation = Activation::Swish;
+    config.set_normalisation(Normalisation::Pre);
+}
+fn gelu_post_norm(config: &mut ModelConfig) {
+    config.activation = Activation::Gelu;
+    config.set_normalisation(Normalisation::Post);
+}
+fn relu_no_norm(config: &mut ModelConfig) {
+    config.activation = Activation::Relu;
+    config.set_normalisation(Normalisation::None);
+    config.scaled_attention = false;
+}
+
+/// Natively the packed layers run whole on the host (`model::host_layers`: norms, residuals,
+/// activations and attention over plain buffers; GELU takes the tensor path): every activation
+/// and every placement of the norms gives gemm's numbers, steps and prefix passes alike.
+#[test]
+fn packed_layers_give_gemm_s_numbers_for_each_activation_and_norm() {
+    let device = Device::flex();
+    for change in [swish_pre_norm, gelu_post_norm, relu_no_norm] {
+        let folder = common::tiny_model_with(false, 7, change);
+        compare(&folder, "we eat noodles"); // the encoder, cross keys and values, each step
+        let loaded = LoadedModel::load(folder.files(), &device).unwrap();
+        let (config, model) = (&loaded.config, &loaded.model);
+        let packed = block_on(PackedWeights::new(model)).unwrap();
+        let source = loaded.source_ids("we eat noodles").unwrap();
+        let target = [config.bos_id, 5, 7, 9, 4];
+        let encoded = model.encode(ids(&source, &device), None);
+        let encoded_packed = model.encode_packed(ids(&source, &device), None, Some(&packed));
+        let cross = model.cross_key_values_packed(encoded_packed.memory.clone(), Some(&packed));
+        let mask = &encoded_packed.padding_mask;
+        let gemm = model.decode(ids(&target, &device), &encoded, None);
+        let kernels = model.decode_projected(ids(&target, &device), &cross, mask, Some(&packed));
+        assert_all_close(&config.name, &step_values(&gemm), &step_values(&kernels));
+    }
 }

@@ -1,7 +1,8 @@
 //! A session whose projections are packed and whose unpacked matrices are dropped
 //! (`PackedWeights::drop_unpacked`, what the CPU of a wasm module runs) against one that keeps
-//! burn's gemm: every session call gives the same numbers. Native builds never pack, so the
-//! packed session is asked to ([`Session::pack_everywhere`]).
+//! burn's gemm: every session call gives the same numbers. Each is asked for its path
+//! ([`Session::pack_everywhere`], [`Session::pack_nowhere`]): a native build packs on an x86-64
+//! CPU with AVX2 and FMA only.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -120,6 +121,7 @@ fn compare(folder: &ModelFolder) {
         attnscope::ModelConfig::from_json(std::str::from_utf8(&folder.config).unwrap()).unwrap();
     let snapshot = common::random_weights(&config, 11);
     let mut gemm = common::session(folder);
+    gemm.pack_nowhere();
     let mut packed = common::session(folder);
     packed.pack_everywhere();
     let (gemm, packed_values) = (visit(&mut gemm, &snapshot), visit(&mut packed, &snapshot));

@@ -17,7 +17,29 @@ pub(super) fn apply(packed: &[f32], d_in: usize, d_out: usize, x: &[f32], out: &
 }
 
 /// [`apply`] for tile `index` alone (`tile`: its `d_in × TILE` weights): its outputs of each row.
+/// On an x86-64 CPU with AVX2 and FMA, through [`super::x86`].
 pub(super) fn apply_tile(
+    index: usize,
+    tile: &[f32],
+    d_in: usize,
+    d_out: usize,
+    x: &[f32],
+    out: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if super::x86::available() {
+        #[allow(unsafe_code)]
+        // SAFETY: `x86::apply_tile` needs AVX2 and FMA, and this CPU has both (checked above).
+        unsafe {
+            super::x86::apply_tile(index, tile, d_in, d_out, x, out)
+        };
+        return;
+    }
+    portable_tile(index, tile, d_in, d_out, x, out);
+}
+
+/// [`apply_tile`] in portable Rust (wasm's simd128 once LLVM vectorises it).
+fn portable_tile(
     index: usize,
     tile: &[f32],
     d_in: usize,
@@ -113,8 +135,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pairs_give_the_bits_of_single_rows() {
-        let (d_in, d_out, rows) = (5, 40, 3); // two tiles, the second part-filled; a lone row
+    fn a_row_gives_the_same_bits_alone_or_among_others() {
+        // Two tiles, the second part-filled; 7 rows: a group of four (x86) or pairs, and lone rows.
+        let (d_in, d_out, rows) = (5, 40, 7);
         let packed: Vec<f32> = (0..2 * d_in * TILE)
             .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
             .collect();
@@ -124,11 +147,16 @@ mod tests {
         let mut out = vec![0.0; rows * d_out];
         apply(&packed, d_in, d_out, &x, &mut out);
         for (row, out_row) in x.chunks_exact(d_in).zip(out.chunks_exact(d_out)) {
-            for (index, tile) in packed.chunks_exact(d_in * TILE).enumerate() {
-                let sums = tile_product(row, tile.as_chunks::<TILE>().0);
-                let start = index * TILE;
-                let width = TILE.min(d_out - start);
-                assert_eq!(out_row[start..start + width], sums[..width]);
+            let mut alone = vec![0.0; d_out];
+            apply(&packed, d_in, d_out, row, &mut alone);
+            assert_eq!(out_row, &alone[..]);
+            // And the sums themselves, within rounding.
+            for (j, &got) in alone.iter().enumerate() {
+                let (tile, lane) = (j / TILE, j % TILE);
+                let want: f64 = (0..d_in)
+                    .map(|i| f64::from(row[i]) * f64::from(packed[(tile * d_in + i) * TILE + lane]))
+                    .sum();
+                assert!((f64::from(got) - want).abs() < 1e-4, "{got} against {want}");
             }
         }
     }

@@ -98,10 +98,11 @@ pub struct PackedDecoderLayer {
 }
 
 /// Whether a session on `device` packs its model's weights ([`PackedWeights::for_device`]): the
-/// CPU (flex) of a wasm module. There a loaded tied model keeps no transposed copy of its target
+/// CPU (flex) of a wasm module, and natively the CPU of an x86-64 with AVX2 and FMA, where the
+/// packed kernel has those ([`super::fast_kernel`]; elsewhere gemm's kernels are faster). There a loaded tied model keeps no transposed copy of its target
 /// embedding either (`files::weights`): the packed projection is made from the embedding.
 pub fn packs(device: &Device) -> bool {
-    cfg!(target_arch = "wasm32") && *device == Device::flex()
+    (cfg!(target_arch = "wasm32") || super::fast_kernel()) && *device == Device::flex()
 }
 
 /// Every projection of the encoder and the decoder, packed.
@@ -121,9 +122,11 @@ pub struct PackedWeights {
 
 impl PackedWeights {
     /// Packed weights for `model` where they pay: on the CPU (flex) of a wasm module, whose
-    /// gemm is slow on one row and on a few rows. There `model`'s projection matrices are
-    /// dropped as they are packed ([`Self::new_dropping`]). A native build keeps gemm, whose x86
-    /// kernels (AVX2, FMA, chosen at run time) are faster than this loop (`benches/native.rs`).
+    /// gemm is slow on one row and on a few rows, and natively on an x86-64 CPU with AVX2 and
+    /// FMA, where the packed kernel matches gemm's and lets whole layers run on the host (their
+    /// norms, residuals and attention out of burn's tensors: `model::host_layers`). There
+    /// `model`'s projection matrices are dropped as they are packed ([`Self::new_dropping`]).
+    /// Other native CPUs keep gemm (`benches/native.rs` times both).
     pub async fn for_device(model: &mut Transformer, device: &Device) -> Result<Option<Self>> {
         if !packs(device) {
             return Ok(None);
