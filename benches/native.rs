@@ -25,6 +25,8 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 
 #[path = "split/products.rs"]
 mod products;
+#[path = "split/serve.rs"]
+mod serve;
 #[path = "split/forward.rs"]
 mod split;
 
@@ -127,6 +129,10 @@ fn main() {
     }
     if std::env::var("PRODUCTS").is_ok() {
         products::products();
+        return;
+    }
+    if std::env::var("SERVE").is_ok() {
+        serve::serve(&root);
         return;
     }
     if std::env::var("SPLIT").is_ok() {

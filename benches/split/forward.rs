@@ -3,12 +3,16 @@
 //! and of one cached step at the end of the output against a full re-decode.
 //!
 //! "arithmetic" calls the model (`LoadedModel::model`) and reads back only what the next stage
-//! needs (the encoder's memory, the logits), which forces every kernel; "readback" is the
+//! needs (the encoder's memory, the logits), which forces every kernel; it goes through packed
+//! weights where the session packs them (`packs`: natively on an x86-64 CPU with AVX2 and FMA,
+//! where whole layers run on the host), as the session's rows do; "readback" is the
 //! session's own transfer of every attention matrix (`Tensor::cat` of them all, one
 //! `into_data`, split per layer), timed on tensors already computed. The session rows are the
 //! calls that `benches/RESULTS.md`'s "forward" adds up (`start` + `recompute_decoder`).
 
 use attnscope::files::folder::ModelFolder;
+use attnscope::model::packed::{packs, PackedWeights};
+use attnscope::model::KeyValue;
 use attnscope::{block_on, LoadedModel, Session};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
@@ -56,6 +60,8 @@ pub fn split(root: &std::path::Path) {
     let tgt: Vec<u32> = trace.tgt_ids[..trace.rows()].to_vec();
     let src = loaded.source_ids(&text).unwrap();
     let model = &loaded.model;
+    let packed = packs(&device).then(|| block_on(PackedWeights::new(model)).unwrap());
+    let packed = packed.as_ref();
     println!(
         "en-zh, {} source tokens, {} decoder rows\n",
         src.len(),
@@ -84,14 +90,15 @@ pub fn split(root: &std::path::Path) {
     row(
         "encoder arithmetic (memory read back)",
         time(|| {
-            model.encode(ids(&src, &device), None).memory.into_data();
+            let encoded = model.encode_packed(ids(&src, &device), None, packed);
+            encoded.memory.into_data();
         }),
     );
-    let encoded = model.encode(ids(&src, &device), None);
+    let encoded = model.encode_packed(ids(&src, &device), None, packed);
     row(
         "cross K/V of every decoder layer (start's; decode computes them again)",
         time(|| {
-            let cross = model.cross_key_values(encoded.memory.clone());
+            let cross = model.cross_key_values_packed(encoded.memory.clone(), packed);
             cross.last().unwrap().values.clone().into_data();
         }),
     );
@@ -110,13 +117,15 @@ pub fn split(root: &std::path::Path) {
     row(
         "decoder arithmetic incl. its cross K/V (logits read back)",
         time(|| {
-            model
-                .decode(ids(&tgt, &device), &encoded, None)
-                .logits
-                .into_data();
+            let cross = model.cross_key_values_packed(encoded.memory.clone(), packed);
+            let mask = &encoded.padding_mask;
+            let decoded = model.decode_projected(ids(&tgt, &device), &cross, mask, packed);
+            decoded.logits.into_data();
         }),
     );
-    let decoded = model.decode(ids(&tgt, &device), &encoded, None);
+    let cross = model.cross_key_values_packed(encoded.memory.clone(), packed);
+    let mask = &encoded.padding_mask;
+    let decoded = model.decode_projected(ids(&tgt, &device), &cross, mask, packed);
     row(
         "decoder attention read back (self + cross, every layer)",
         time(|| {
@@ -134,7 +143,7 @@ pub fn split(root: &std::path::Path) {
             read_all(parts);
         }),
     );
-    step_split(&mut session, &loaded, &encoded, &tgt);
+    step_split(&mut session, &loaded, (&encoded, &cross), &tgt, packed);
 }
 
 /// One cached step at the end of the output: the session's call, and the model's `decode_step`
@@ -142,8 +151,9 @@ pub fn split(root: &std::path::Path) {
 fn step_split(
     session: &mut Session,
     loaded: &LoadedModel,
-    encoded: &attnscope::model::EncoderOutput,
+    (encoded, cross): (&attnscope::model::EncoderOutput, &[KeyValue]),
     tgt: &[u32],
+    packed: Option<&PackedWeights>,
 ) {
     let device = Device::flex();
     let model = &loaded.model;
@@ -169,7 +179,6 @@ fn step_split(
     }
     row("session: back alone", super::stats(backs));
     row("session: step alone", super::stats(steps));
-    let cross = model.cross_key_values(encoded.memory.clone());
     let config = &loaded.config;
     let last = tgt.len() - 1;
     let mut cache = vec![None; config.n_decoder_layers];
@@ -177,10 +186,10 @@ fn step_split(
         model.decode_step(
             ids(&[id], &device),
             position,
-            &cross,
+            cross,
             &encoded.padding_mask,
             &mut cache,
-            None,
+            packed,
         );
     }
     row(
@@ -190,10 +199,10 @@ fn step_split(
             let out = model.decode_step(
                 ids(&tgt[last..], &device),
                 last,
-                &cross,
+                cross,
                 &encoded.padding_mask,
                 &mut grown,
-                None,
+                packed,
             );
             out.logits.into_data();
         }),

@@ -29,10 +29,13 @@ pub(super) fn apply_tile(
 ) {
     let (start, weights) = (index * TILE, tile.as_chunks::<TILE>().0);
     let width = TILE.min(d_out - start);
-    let mut inputs = x.chunks_exact(4 * d_in);
-    let mut outputs = out.chunks_exact_mut(4 * d_out);
-    for (x4, out4) in (&mut inputs).zip(&mut outputs) {
-        for half in 0..width.div_ceil(HALF) {
+    // Each half of the tile over every group of four rows in turn: the half (12 KB at 192 inputs)
+    // stays in the L1 cache while the rows pass, where the whole tile and the rows together
+    // (48 KB at 32 rows) do not.
+    let groups = x.len() / (4 * d_in);
+    for half in 0..width.div_ceil(HALF) {
+        let inputs = x.chunks_exact(4 * d_in);
+        for (x4, out4) in inputs.zip(out.chunks_exact_mut(4 * d_out)) {
             let sums = quad_product(x4, d_in, weights, half);
             let width = (width - half * HALF).min(HALF);
             for (row, sums) in sums.iter().enumerate() {
@@ -41,8 +44,8 @@ pub(super) fn apply_tile(
             }
         }
     }
-    let rest = inputs.remainder().chunks_exact(d_in);
-    for (row, out_row) in rest.zip(outputs.into_remainder().chunks_exact_mut(d_out)) {
+    let rest = x[groups * 4 * d_in..].chunks_exact(d_in);
+    for (row, out_row) in rest.zip(out[groups * 4 * d_out..].chunks_exact_mut(d_out)) {
         let sums = tile_product(row, weights);
         store(&mut out_row[start..start + width], &sums);
     }
