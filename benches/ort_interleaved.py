@@ -10,7 +10,9 @@ the sum of attnscope's two medians over onnxruntime's median; the budget's rule 
 and the spread of RUNS runs.
 
     cargo bench --bench native --no-run
-    benches/.venv/bin/python benches/ort_interleaved.py [RUNS] [PAIRS]    # 5 runs of 41 pairs
+    benches/.venv/bin/python benches/ort_interleaved.py [RUNS] [PAIRS] [gemm]    # 5 runs of 41 pairs
+
+`gemm` races attnscope's earlier native path instead (burn's gemm and tensor chain, SERVE=gemm).
 """
 import json
 import statistics
@@ -40,6 +42,7 @@ def native_bench():
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     pairs = int(sys.argv[2]) if len(sys.argv) > 2 else 41
+    serve = sys.argv[3] if len(sys.argv) > 3 else "1"
     model_dir = ROOT / "models" / "en-zh"
     config = json.loads((model_dir / "config.json").read_text())
     graphs = Graphs(ROOT / "benches" / "out" / "en-zh", config)
@@ -53,7 +56,7 @@ def main():
         return dec.run(None, {"tgt_ids": tgt, "memory": enc.run(None, {"src_ids": src})[0]})
 
     server = subprocess.Popen(
-        [native_bench()], env={"SERVE": "1", "PATH": "/usr/bin:/bin"}, cwd=ROOT,
+        [native_bench()], env={"SERVE": serve, "PATH": "/usr/bin:/bin"}, cwd=ROOT,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
 
@@ -63,7 +66,8 @@ def main():
         start, redecode, _ = map(float, server.stdout.readline().split())
         return start, redecode
 
-    print(server.stdout.readline().strip(), f"(onnxruntime: {rows} decoder rows)")
+    path = "burn's gemm" if serve == "gemm" else "the session's own"
+    print(server.stdout.readline().strip(), f"(onnxruntime: {rows} decoder rows); attnscope: {path} path")
     for _ in range(5):  # warm-up
         ours()
         forward()

@@ -6,6 +6,7 @@
 //! Reads lines from stdin: `forward N` times N forwards (`start`, then `recompute_decoder` over
 //! the translation, on en-zh at 32 source tokens) and prints one line: the median ms of each and
 //! their sum, as `RESULTS.md`'s row adds them. Anything else (or the end of input) stops.
+//! `SERVE=gemm` keeps burn's gemm ([`attnscope::Session::pack_nowhere`]) for a comparison.
 
 use std::io::BufRead;
 use std::time::Instant;
@@ -24,6 +25,11 @@ pub fn serve(root: &std::path::Path) {
     // Two sessions: `start` clears the output, so the re-decodes run in a second session that
     // keeps its translation (the same weights and sentence).
     let (mut first, mut second) = (shipped(root, "en-zh"), shipped(root, "en-zh"));
+    if std::env::var("SERVE").is_ok_and(|v| v == "gemm") {
+        // burn's gemm and tensor chain, as before the packed path reached native builds.
+        first.pack_nowhere();
+        second.pack_nowhere();
+    }
     let text = sentence(&first, "en-zh", 32);
     block_on(first.translate(&text)).unwrap();
     block_on(second.translate(&text)).unwrap();
