@@ -10,9 +10,9 @@ the sum of attnscope's two medians over onnxruntime's median; the budget's rule 
 and the spread of RUNS runs.
 
     cargo bench --bench native --no-run
-    benches/.venv/bin/python benches/ort_interleaved.py [RUNS] [PAIRS] [gemm]    # 5 runs of 41 pairs
+    benches/.venv/bin/python benches/ort_interleaved.py [RUNS] [PAIRS]    # 5 runs of 41 forwards each
 
-`gemm` races attnscope's earlier native path instead (burn's gemm and tensor chain, SERVE=gemm).
+attnscope's earlier native path (burn's gemm and tensor chain, SERVE=gemm) takes its turn too.
 """
 import json
 import statistics
@@ -39,10 +39,32 @@ def native_bench():
     sys.exit("no native bench executable: run `cargo bench --bench native --no-run`")
 
 
+class Server:
+    """The native bench as a server (SERVE=`mode`): one forward a request."""
+
+    def __init__(self, executable, mode):
+        self.process = subprocess.Popen(
+            [executable], env={"SERVE": mode, "PATH": "/usr/bin:/bin"}, cwd=ROOT,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        self.ready = self.process.stdout.readline().strip()
+
+    def forward(self):
+        """(start, re-decode) ms of one forward."""
+        self.process.stdin.write("forward 1\n")
+        self.process.stdin.flush()
+        start, redecode, _ = map(float, self.process.stdout.readline().split())
+        return start, redecode
+
+    def close(self):
+        self.process.stdin.write("quit\n")
+        self.process.stdin.close()
+        self.process.wait()
+
+
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     pairs = int(sys.argv[2]) if len(sys.argv) > 2 else 41
-    serve = sys.argv[3] if len(sys.argv) > 3 else "1"
     model_dir = ROOT / "models" / "en-zh"
     config = json.loads((model_dir / "config.json").read_text())
     graphs = Graphs(ROOT / "benches" / "out" / "en-zh", config)
@@ -53,45 +75,39 @@ def main():
     enc, dec = graphs.sessions["encoder"], graphs.sessions["decoder"]
 
     def forward():
-        return dec.run(None, {"tgt_ids": tgt, "memory": enc.run(None, {"src_ids": src})[0]})
+        began = time.perf_counter()
+        dec.run(None, {"tgt_ids": tgt, "memory": enc.run(None, {"src_ids": src})[0]})
+        return (time.perf_counter() - began) * 1e3
 
-    server = subprocess.Popen(
-        [native_bench()], env={"SERVE": serve, "PATH": "/usr/bin:/bin"}, cwd=ROOT,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-
-    def ours():
-        server.stdin.write("forward 1\n")
-        server.stdin.flush()
-        start, redecode, _ = map(float, server.stdout.readline().split())
-        return start, redecode
-
-    path = "burn's gemm" if serve == "gemm" else "the session's own"
-    print(server.stdout.readline().strip(), f"(onnxruntime: {rows} decoder rows); attnscope: {path} path")
+    executable = native_bench()
+    ours, gemm = Server(executable, "1"), Server(executable, "gemm")
+    print(ours.ready, f"(onnxruntime: {rows} decoder rows)")
     for _ in range(5):  # warm-up
-        ours()
-        forward()
-    print("\n| run | attnscope start + re-decode ms (medians) | onnxruntime forward ms | ratio |\n|---|---|---|---|")
-    ratios = []
+        ours.forward(), gemm.forward(), forward()
+    print("\n| run | attnscope start + re-decode ms (medians) | onnxruntime forward ms | ratio "
+          "| attnscope on burn's gemm ms | its ratio |\n|---|---|---|---|---|---|")
+    ratios, gemm_ratios = [], []
     for index in range(runs):
-        starts, redecodes, theirs = [], [], []
+        mine, theirs, old = ([], []), [], ([], [])
         for _ in range(pairs):
-            start, redecode = ours()
-            starts.append(start)
-            redecodes.append(redecode)
-            began = time.perf_counter()
-            forward()
-            theirs.append((time.perf_counter() - began) * 1e3)
-        mine = statistics.median(starts) + statistics.median(redecodes)
-        ratio = mine / statistics.median(theirs)
-        ratios.append(ratio)
-        print(f"| {index + 1} | {statistics.median(starts):.3f} + {statistics.median(redecodes):.3f} = {mine:.3f} "
-              f"| {statistics.median(theirs):.3f} | {ratio:.2f} |")
-    server.stdin.write("quit\n")
-    server.stdin.close()
-    server.wait()
-    print(f"\nratio: median {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}) "
-          f"over {runs} runs of {pairs} forwards of each engine, taking turns")
+            for server, parts in ((ours, mine), (gemm, old)):
+                start, redecode = server.forward()
+                parts[0].append(start)
+                parts[1].append(redecode)
+            theirs.append(forward())
+        sum_mine = statistics.median(mine[0]) + statistics.median(mine[1])
+        sum_old = statistics.median(old[0]) + statistics.median(old[1])
+        theirs = statistics.median(theirs)
+        ratios.append(sum_mine / theirs)
+        gemm_ratios.append(sum_old / theirs)
+        print(f"| {index + 1} | {statistics.median(mine[0]):.3f} + {statistics.median(mine[1]):.3f} = {sum_mine:.3f} "
+              f"| {theirs:.3f} | {ratios[-1]:.2f} | {sum_old:.3f} | {gemm_ratios[-1]:.2f} |")
+    ours.close()
+    gemm.close()
+    for name, values in (("ratio", ratios), ("on burn's gemm", gemm_ratios)):
+        print(f"\n{name}: median {statistics.median(values):.2f} (min {min(values):.2f}, max {max(values):.2f}) "
+              f"over {runs} runs of {pairs} forwards of each engine, taking turns", end="")
+    print()
 
 
 if __name__ == "__main__":
