@@ -197,8 +197,9 @@ fn put_weights(
     // burn keeps Linear weights [in, out]: the embedding's [vocab, d_model], transposed.
     // Where the weights are packed, the packed projection is made from the embedding instead, and
     // every other pass reads the embedding itself: no copy (233 MB at opus-mt-tc-big's size).
-    // Natively the copy stays (a session packs it, then drops it): training a loaded tied model,
-    // and resuming a run from its checkpoint, train that copy as they always have.
+    // Natively the copy stays: training a loaded tied model, and resuming a run from its
+    // checkpoint, train that copy as they always have, and a session that packs (an AVX2 CPU)
+    // keeps it beside its packed projection (233 MB more at opus-mt-tc-big's size).
     let (vocab, d) = (config.tgt_vocab_size, config.d_model);
     let without_copy = cfg!(target_arch = "wasm32") && packs(device);
     let tied = match config.tie_output && !without_copy {

@@ -6,12 +6,14 @@
 //! burn's chain around the packed products cost as much as the products on en-zh natively: a
 //! copy out of a tensor and back into one at each product, and one call for each norm, add and
 //! activation (0.5–1 µs each on one 192-wide row, more on 32). The same numbers as the tensor
-//! path within float rounding: the same packed products and host softmax; a LayerNorm sums its
-//! row in order.
+//! path within float rounding: the same packed products and host softmax (a few queries, as in a
+//! cached decoding step, multiply without packing the keys and values).
 //!
-//! Taken where the layer's weights are packed, it is not training (no dropout), and the layer is
-//! one this pass knows: a GELU feed-forward network (whose `erf` std does not have), a key/value
-//! cache (a decoding step: one query) and a probe's partial layer take the tensor path.
+//! Taken where the layer's weights are packed, which only a session's inference does (never
+//! training: no dropout here), and where the layer is one this pass knows: a GELU feed-forward
+//! network (whose `erf` std does not have), a probe's partial layer, kept raw scores in the
+//! decoder, and shapes it does not broadcast (keys and values of another batch, an empty source)
+//! take the tensor path.
 
 use burn::tensor::{Bool, Tensor, TensorData};
 
@@ -188,7 +190,8 @@ impl DecoderLayer {
         let [batch, len, d_model] = x.dims();
         let [kv_batch, heads, src_len, d_k] = memory.keys.dims();
         let own = (self.self_attn.n_heads(), self.cross_attn.n_heads());
-        if kv_batch != batch || heads * d_k != d_model || own != (heads, heads) || len == 0 {
+        let shapes = kv_batch == batch && heads * d_k == d_model && own == (heads, heads);
+        if !shapes || len == 0 || src_len == 0 {
             return None;
         }
         let cross_dims = [batch, heads, len, src_len];
