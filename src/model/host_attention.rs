@@ -114,16 +114,8 @@ impl HostAttention {
         }
         let q = host(query)?;
         let (k, v) = (host(kv.keys.clone())?, host(kv.values.clone())?);
-        let hidden = match mask {
-            Some(mask) => Some(HiddenKeys::read(mask)?),
-            None => None,
-        };
-        if hidden
-            .as_ref()
-            .is_some_and(|m| !m.fits(batch, heads, q_len, k_len))
-        {
-            return None; // a mask broadcast over the keys, or of another shape: burn's path
-        }
+        // A mask broadcast over the keys, or of another shape: burn's path.
+        let hidden = HiddenKeys::fitting(mask.as_ref(), [batch, heads, q_len, k_len])?;
         let HostValues {
             context,
             weights,
@@ -219,14 +211,32 @@ pub(crate) struct HiddenKeys {
 }
 
 impl HiddenKeys {
-    pub(crate) fn read(mask: Tensor<4, Bool>) -> Option<Self> {
+    fn read(mask: Tensor<4, Bool>) -> Option<Self> {
         let dims = mask.dims();
         let hidden = mask.try_into_data().ok()?.try_into_vec::<bool>().ok()?;
         Some(Self { dims, hidden })
     }
 
+    /// `mask` read on the host where it fits an attention of `[batch, heads, q_len, k_len]`
+    /// (`Some(None)`: no mask); `None` where it cannot be read or does not fit.
+    pub(crate) fn fitting(
+        mask: Option<&Tensor<4, Bool>>,
+        dims: [usize; 4],
+    ) -> Option<Option<Self>> {
+        let [batch, heads, q_len, k_len] = dims;
+        match mask {
+            None => Some(None),
+            Some(mask) => {
+                let hidden = Self::read(mask.clone())?;
+                hidden
+                    .fits(batch, heads, q_len, k_len)
+                    .then_some(Some(hidden))
+            }
+        }
+    }
+
     /// Whether every axis is 1 or the attention's own, and the keys are the attention's.
-    pub(crate) fn fits(&self, batch: usize, heads: usize, q_len: usize, k_len: usize) -> bool {
+    fn fits(&self, batch: usize, heads: usize, q_len: usize, k_len: usize) -> bool {
         let [db, dh, dq, dk] = self.dims;
         let axis = |size: usize, own: usize| size == 1 || size == own;
         axis(db, batch) && axis(dh, heads) && axis(dq, q_len) && dk == k_len

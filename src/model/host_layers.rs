@@ -50,16 +50,26 @@ pub(crate) fn key_value_on_host(
     if heads * d_k != d_model {
         return None;
     }
-    let x = host(x.clone())?;
+    let (keys, values) = key_value(packed, &host(x.clone())?, [batch, len], [heads, d_k]);
     let dims = [batch, heads, len, d_k];
-    let project = |linear: &PackedLinear| {
-        let values = split_heads(&apply(linear, &x, batch * len), [batch, len], heads, d_k);
-        Tensor::from_data(TensorData::new(values, dims), &device)
-    };
     Some(KeyValue {
-        keys: project(&packed.w_k),
-        values: project(&packed.w_v),
+        keys: Tensor::from_data(TensorData::new(keys, dims), &device),
+        values: Tensor::from_data(TensorData::new(values, dims), &device),
     })
+}
+
+/// A block's keys and values from `x` (`[batch, len, heads · d_k]`) through their packed
+/// copies, each laid out `[batch, heads, len, d_k]`.
+fn key_value(
+    packed: &PackedAttention,
+    x: &[f32],
+    [batch, len]: [usize; 2],
+    [heads, d_k]: [usize; 2],
+) -> (Vec<f32>, Vec<f32>) {
+    let project = |linear: &PackedLinear| {
+        split_heads(&apply(linear, x, batch * len), [batch, len], heads, d_k)
+    };
+    (project(&packed.w_k), project(&packed.w_v))
 }
 
 /// An attention block on the host over `input` (`[batch, q_len, d_model]`): its queries
@@ -103,20 +113,6 @@ fn attention_output(
     }
 }
 
-/// The padding mask on the host, where it fits `[batch, heads, q_len, k_len]`.
-fn hidden_keys(mask: Option<&Tensor<4, Bool>>, dims4: [usize; 4]) -> Option<Option<HiddenKeys>> {
-    let [batch, heads, q_len, k_len] = dims4;
-    match mask {
-        None => Some(None),
-        Some(mask) => {
-            let hidden = HiddenKeys::read(mask.clone())?;
-            hidden
-                .fits(batch, heads, q_len, k_len)
-                .then_some(Some(hidden))
-        }
-    }
-}
-
 impl EncoderLayer {
     /// [`EncoderLayer::forward_packed`] on the host; `None` where it takes the tensor path.
     pub(crate) fn forward_on_host(
@@ -139,7 +135,7 @@ impl EncoderLayer {
             return None;
         }
         let dims4 = [batch, heads, len, len];
-        let hidden = hidden_keys(padding_mask, dims4)?;
+        let hidden = HiddenKeys::fitting(padding_mask, dims4)?;
         let (first, second) = (
             HostResidual::read(&self.residual_1)?,
             HostResidual::read(&self.residual_2)?,
@@ -149,8 +145,7 @@ impl EncoderLayer {
 
         let input = first.input(&x);
         let attn = &packed.self_attn;
-        let k = split_heads(&apply(&attn.w_k, &input, rows), [batch, len], heads, d_k);
-        let v = split_heads(&apply(&attn.w_v, &input, rows), [batch, len], heads, d_k);
+        let (k, v) = key_value(attn, &input, [batch, len], [heads, d_k]);
         let block = HostBlock {
             block: &self.self_attn,
             packed: attn,
@@ -195,7 +190,7 @@ impl DecoderLayer {
             return None;
         }
         let cross_dims = [batch, heads, len, src_len];
-        let hidden = hidden_keys(cross_mask, cross_dims)?;
+        let hidden = HiddenKeys::fitting(cross_mask, cross_dims)?;
         let residuals = [&self.residual_1, &self.residual_2, &self.residual_3];
         let [first, second, third] = residuals.map(HostResidual::read);
         let (first, second, third) = (first?, second?, third?);
@@ -217,8 +212,7 @@ impl DecoderLayer {
 
         let input = first.input(&x);
         let attn = &packed.self_attn;
-        let k = split_heads(&apply(&attn.w_k, &input, rows), [batch, len], heads, d_k);
-        let v = split_heads(&apply(&attn.w_v, &input, rows), [batch, len], heads, d_k);
+        let (k, v) = key_value(attn, &input, [batch, len], [heads, d_k]);
         let (k, v, k_len) = match earlier {
             Some(earlier) => earlier.append(&k, &v, len)?,
             None => (k, v, len),

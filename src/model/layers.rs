@@ -216,12 +216,11 @@ impl DecoderLayer {
             x,
             memory,
             cross_mask,
-            cache,
+            mut cache,
             keep_scores,
             packed,
             attention_only,
         } = input;
-        let mut cache = cache;
         let whole_layer = keep_scores.is_none() && !attention_only;
         let on_host = packed.filter(|_| whole_layer).and_then(|packed| {
             let slot = cache.as_deref_mut();
